@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""Compare the C++ engine with the PyTorch reference on small random models.
+
+  compare_with_reference.py --minimt build/minimt --workdir DIR [--keep] [--only NAME]
+
+For each model (covering post/pre norm, head_dim != d_model/num_heads, learned and
+sinusoidal positions, tied and untied output, final_logits_bias, relu/gelu/silu,
+F32/F16/BF16 safetensors and inline weights) it runs
+
+  minimt translate --model M --max-length 12 --dump-attention FILE TEXT...
+
+and the reference (imported, not spawned) on the same texts, then checks: identical
+translations and token lists; attention matrices of the same shapes within 1e-4;
+decoder self-attention exactly 0 above the diagonal; every row summing to 1 (1e-5).
+Ends with a line "N passed, N failed"; exits 1 on any failure.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+
+import torch  # noqa: E402
+
+import reference  # noqa: E402
+
+MAX_LENGTH = 12
+ATTENTION_TOLERANCE = 1e-4
+ROW_SUM_TOLERANCE = 1e-5
+
+TEXTS = [
+    "The cat sat on the mat.",
+    "",
+    # long enough to be cut at max_positions by every model below
+    "Where is the railway station? It is near the old bridge, and the museum opens at "
+    "nine o'clock, so we will walk along the river to the market and buy some bread.",
+    "My grandmother makes the best apple pie in the world.",
+    "Zebras & quartz: 42!",
+]
+
+# (name, random-model arguments). Seeds are fixed, so the models are the same every run;
+# eos boosts were chosen so that some sentences stop early and others run to the limit.
+MODELS = [
+    ("post-sinusoidal-relu-tied-f32",
+     ["--seed", "11", "--norm", "post", "--positions", "sinusoidal", "--activation", "relu",
+      "--dtype", "F32"]),
+    ("pre-learned-gelu-untied-bias-f32",
+     ["--seed", "12", "--norm", "pre", "--positions", "learned", "--activation", "gelu",
+      "--no-tie", "--final-logits-bias", "--eos-boost", "2", "--dtype", "F32"]),
+    ("post-headdim5-3heads-silu-f16",
+     ["--seed", "13", "--d-model", "16", "--heads", "3", "--head-dim", "5", "--norm", "post",
+      "--activation", "silu", "--dtype", "F16"]),
+    ("pre-4heads-gelu-bias-bf16",
+     ["--seed", "14", "--d-model", "16", "--heads", "4", "--norm", "pre", "--activation", "gelu",
+      "--final-logits-bias", "--eos-boost", "2", "--dtype", "BF16"]),
+    ("inline-noscale-1enc-3dec-silu",
+     ["--seed", "15", "--dtype", "inline", "--encoder-layers", "1", "--decoder-layers", "3",
+      "--no-scale-embeddings", "--activation", "silu", "--vocab", "64"]),
+    ("odd-dmodel15-sinusoidal-eps1e-6",
+     ["--seed", "16", "--d-model", "15", "--heads", "3", "--norm", "post", "--eps", "1e-6",
+      "--d-ff", "20", "--final-logits-bias", "--eos-boost", "4"]),
+    ("wide-heads-8x4x6-pre-learned-untied-f16",
+     ["--seed", "17", "--d-model", "8", "--heads", "4", "--head-dim", "6", "--norm", "pre",
+      "--positions", "learned", "--no-tie", "--dtype", "F16", "--vocab", "80"]),
+    ("start-token-pad-bias-bf16",
+     ["--seed", "18", "--decoder-start", "0", "--final-logits-bias", "--eos-boost", "2",
+      "--norm", "post", "--activation", "gelu", "--dtype", "BF16"]),
+    ("pre-3enc-1dec-untied-bias-eps1e-3",
+     ["--seed", "19", "--norm", "pre", "--encoder-layers", "3", "--decoder-layers", "1",
+      "--no-tie", "--final-logits-bias", "--eos-boost", "2.5", "--eps", "1e-3",
+      "--positions", "learned",
+      "--vocab", "150"]),
+    ("max-positions-10-inline",
+     ["--seed", "20", "--max-positions", "10", "--dtype", "inline", "--norm", "pre",
+      "--activation", "relu", "--d-model", "12", "--heads", "2"]),
+]
+
+
+class Mismatch(Exception):
+    pass
+
+
+def run_engine(minimt, model_dir, texts, dump_path):
+    cmd = [minimt, "translate", "--model", model_dir, "--max-length", str(MAX_LENGTH),
+           "--dump-attention", dump_path] + texts
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if proc.returncode != 0:
+        raise Mismatch("minimt exited with %d: %s"
+                       % (proc.returncode, proc.stderr.decode("utf-8", "replace").strip()[-800:]))
+    lines = proc.stdout.decode("utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    with open(dump_path, encoding="utf-8") as f:
+        dump = json.load(f)
+    return lines, dump
+
+
+def as_tensor(value, what):
+    try:
+        t = torch.tensor(value, dtype=torch.float64)
+    except (ValueError, TypeError) as e:
+        raise Mismatch("%s is not a rectangular array: %s" % (what, e))
+    return t
+
+
+def expected_shape(kind, layers, heads, s, t):
+    return {"encoder_self_attention": (layers[0], heads, s, s),
+            "decoder_self_attention": (layers[1], heads, t, t),
+            "cross_attention": (layers[1], heads, t, s)}[kind]
+
+
+def check_rows(name, what, a):
+    """Every row sums to 1; for decoder self-attention, exact zeros above the diagonal."""
+    if a.numel() == 0:
+        return
+    sums = a.sum(dim=-1)
+    worst = (sums - 1).abs().max().item()
+    if worst > ROW_SUM_TOLERANCE:
+        raise Mismatch("%s: %s rows sum to 1 only within %.3g" % (name, what, worst))
+    if what == "decoder_self_attention":
+        t = a.shape[-1]
+        upper = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+        if (a[..., upper] != 0).any():
+            raise Mismatch("%s: decoder self-attention has non-zero weight above the diagonal"
+                           % name)
+
+
+def compare_sentence(index, ours, theirs, shape_info):
+    """ours: reference record; theirs: engine record. Returns the max attention diff."""
+    label = "sentence %d (%r)" % (index, ours["source"][:30])
+    for key in ("source", "translation", "source_tokens", "decoder_input_tokens",
+                "output_tokens"):
+        if theirs.get(key) != ours[key]:
+            raise Mismatch("%s: %s differs:\n    minimt:    %r\n    reference: %r"
+                           % (label, key, theirs.get(key), ours[key]))
+    layers, heads = shape_info
+    s, t = len(ours["source_tokens"]), len(ours["output_tokens"])
+    worst = 0.0
+    for kind in ("encoder_self_attention", "decoder_self_attention", "cross_attention"):
+        if kind not in theirs:
+            raise Mismatch("%s: minimt dump lacks %s" % (label, kind))
+        a = as_tensor(theirs[kind], "minimt " + kind)
+        b = as_tensor(ours[kind], "reference " + kind)
+        want = expected_shape(kind, layers, heads, s, t)
+        if t == 0 and kind != "encoder_self_attention":
+            # An empty [L][H][0][..] may collapse to [L][H][0]; only the count matters.
+            if a.numel() != 0:
+                raise Mismatch("%s: %s should be empty" % (label, kind))
+            continue
+        if tuple(a.shape) != want or tuple(b.shape) != want:
+            raise Mismatch("%s: %s shape minimt %s, reference %s, expected %s"
+                           % (label, kind, list(a.shape), list(b.shape), list(want)))
+        check_rows(label + " minimt", kind, a)
+        check_rows(label + " reference", kind, b)
+        diff = (a - b).abs().max().item() if a.numel() else 0.0
+        if diff > ATTENTION_TOLERANCE:
+            where = torch.nonzero((a - b).abs() == diff)[0].tolist()
+            raise Mismatch("%s: %s differs by %.3g at %s (minimt %.6f, reference %.6f)"
+                           % (label, kind, diff, where, a[tuple(where)].item(),
+                              b[tuple(where)].item()))
+        worst = max(worst, diff)
+    return worst
+
+
+def check_model(minimt, workdir, name, args):
+    model_dir = os.path.join(workdir, name)
+    shutil.rmtree(model_dir, ignore_errors=True)
+    reference.main(["random-model", model_dir] + args)
+    translator = reference.Translator(model_dir, quiet=True)
+    results = translator.translate(TEXTS, MAX_LENGTH, batch_size=len(TEXTS), record_attention=True)
+    ours = translator.attention_dump(results)
+
+    dump_path = os.path.join(workdir, name + ".attention.json")
+    lines, theirs = run_engine(minimt, model_dir, TEXTS, dump_path)
+    translations = [r["translation"] for r in results]
+    if lines != translations:
+        raise Mismatch("stdout translations differ:\n    minimt:    %r\n    reference: %r"
+                       % (lines, translations))
+    if theirs.get("format") != "minimt-attention" or theirs.get("version") != 1:
+        raise Mismatch("dump format/version is %r/%r" % (theirs.get("format"), theirs.get("version")))
+    sentences = theirs.get("sentences")
+    if not isinstance(sentences, list) or len(sentences) != len(TEXTS):
+        raise Mismatch("dump has %s sentences, expected %d"
+                       % (len(sentences) if isinstance(sentences, list) else "no", len(TEXTS)))
+    cfg = translator.config
+    shape_info = ((cfg["encoder_layers"], cfg["decoder_layers"]), cfg["num_heads"])
+    worst = 0.0
+    for i, (mine, other) in enumerate(zip(ours["sentences"], sentences)):
+        worst = max(worst, compare_sentence(i, mine, other, shape_info))
+    lengths = [len(r["ids"]) for r in results]
+    return worst, lengths
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minimt", required=True, help="path of the minimt binary")
+    parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
+    parser.add_argument("--keep", action="store_true", help="keep the models and dumps")
+    parser.add_argument("--only", help="run only models whose name contains this")
+    args = parser.parse_args()
+
+    torch.set_num_threads(1)
+    minimt = os.path.abspath(args.minimt)
+    if not os.path.isfile(minimt):
+        print("minimt binary not found: %s" % minimt)
+        print("0 passed, 1 failed")
+        return 1
+    workdir = args.workdir or tempfile.mkdtemp(prefix="minimt-compare-")
+    os.makedirs(workdir, exist_ok=True)
+
+    passed = failed = 0
+    for name, model_args in MODELS:
+        if args.only and args.only not in name:
+            continue
+        try:
+            worst, lengths = check_model(minimt, workdir, name, model_args)
+            print("PASS %-42s max attention diff %.2e  output lengths %s" % (name, worst, lengths))
+            passed += 1
+        except Mismatch as e:
+            print("FAIL %-42s %s" % (name, e))
+            failed += 1
+        except Exception as e:  # a crash in one model must not hide the others
+            print("FAIL %-42s %s: %s" % (name, type(e).__name__, e))
+            failed += 1
+        sys.stdout.flush()
+    if not args.keep and not args.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

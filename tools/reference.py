@@ -1,0 +1,331 @@
+#!/usr/bin/python3
+"""Reference implementation of minimt in PyTorch (see tools/minimt_model.py).
+
+  reference.py translate --model DIR [--max-length N] [--dump-attention FILE]
+                         [--batch-size N] [--threads N] [--jsonl] [TEXT ...]
+  reference.py random-model OUT_DIR [--seed N] [--d-model 16] [--heads 2] ...
+
+translate prints one translation per line (stdin lines when no TEXT is given) and can
+write the attention dump that the C++ engine also writes, so the two can be compared.
+random-model writes a complete model directory (config, weights, tokenizers) with
+seeded random weights, for tests.
+"""
+
+import argparse
+import io
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+import sentencepiece as spm  # noqa: E402
+
+import minimt_model as mm  # noqa: E402
+
+
+# ----------------------------------------------------------------------------- translate
+
+class Translator:
+    """A loaded model directory: model, config and both tokenizers."""
+
+    def __init__(self, model_dir, quiet=False):
+        self.model_dir = model_dir
+        self.quiet = quiet
+        self.model, self.config = mm.load_model(model_dir)
+        tok = self.config["tokenizer"]
+        self.source_sp = spm.SentencePieceProcessor(model_file=mm._inside(model_dir, tok["source"]))
+        self.target_sp = spm.SentencePieceProcessor(model_file=mm._inside(model_dir, tok["target"]))
+        self.pad = int(self.config["special_tokens"]["pad"])
+        self.eos = int(self.config["special_tokens"]["eos"])
+        self.start = mm.decoder_start_of(self.config)
+        self.max_positions = int(self.config["max_positions"])
+
+    def source_ids(self, text):
+        """SentencePiece ids + eos, cut to max_positions."""
+        ids = list(self.source_sp.encode(text)) + [self.eos]
+        if len(ids) > self.max_positions:
+            if not self.quiet:
+                print("reference: source of %d tokens cut to max_positions %d"
+                      % (len(ids), self.max_positions), file=sys.stderr)
+            ids = ids[:self.max_positions]
+        return ids
+
+    def max_length(self, requested):
+        return max(0, min(int(requested), self.max_positions))
+
+    def translate_batch(self, texts, max_length, record_attention=False):
+        """texts -> list of result dicts (source, translation, ids, scores, [attention])."""
+        sources = [self.source_ids(t) for t in texts]
+        width = max(len(s) for s in sources)
+        src = torch.full((len(sources), width), self.pad, dtype=torch.long)   # [B, S]
+        pad_mask = torch.ones(len(sources), width, dtype=torch.bool)
+        for i, ids in enumerate(sources):
+            src[i, :len(ids)] = torch.tensor(ids, dtype=torch.long)
+            pad_mask[i, :len(ids)] = False
+        results = self.model.greedy(src, self.max_length(max_length), pad_mask, record_attention)
+        out = []
+        for text, ids, res in zip(texts, sources, results):
+            res = dict(res)
+            res["source"] = text
+            res["source_ids"] = ids
+            res["translation"] = self.detokenize(res["ids"])
+            out.append(res)
+        return out
+
+    def translate(self, texts, max_length, batch_size=16, record_attention=False):
+        results = []
+        for begin in range(0, len(texts), max(1, batch_size)):
+            results += self.translate_batch(texts[begin:begin + batch_size], max_length,
+                                            record_attention)
+        return results
+
+    def detokenize(self, ids):
+        """Target decoding of the generated ids without eos."""
+        return self.target_sp.decode([i for i in ids if i != self.eos])
+
+    def attention_record(self, res):
+        """One sentence of the minimt-attention dump."""
+        ids = res["ids"]
+        decoder_input = [self.start] + ids[:-1]
+        return {
+            "source": res["source"],
+            "translation": res["translation"],
+            "source_tokens": [self.source_sp.id_to_piece(i) for i in res["source_ids"]],
+            "decoder_input_tokens": [self.target_sp.id_to_piece(i) for i in decoder_input[:len(ids)]],
+            "output_tokens": [self.target_sp.id_to_piece(i) for i in ids],
+            "encoder_self_attention": res["encoder_self"].tolist(),
+            "decoder_self_attention": res["decoder_self"].tolist(),
+            "cross_attention": res["cross"].tolist(),
+        }
+
+    def attention_dump(self, results):
+        return {"format": "minimt-attention", "version": 1, "model": self.model_dir,
+                "sentences": [self.attention_record(r) for r in results]}
+
+
+def read_inputs(texts):
+    if texts:
+        return list(texts)
+    return [line.rstrip("\r\n") for line in sys.stdin]
+
+
+def cmd_translate(args):
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    translator = Translator(args.model)
+    texts = read_inputs(args.text)
+    record = bool(args.dump_attention)
+    results = translator.translate(texts, args.max_length, args.batch_size, record) if texts else []
+    out = sys.stdout
+    for res in results:
+        if args.jsonl:
+            target_ids = res["ids"]
+            out.write(json.dumps({
+                "source": res["source"], "translation": res["translation"],
+                "source_ids": res["source_ids"], "ids": target_ids,
+                "tokens": [translator.target_sp.id_to_piece(i) for i in target_ids],
+                "scores": res["scores"], "score": sum(res["scores"]),
+            }, ensure_ascii=False) + "\n")
+        else:
+            out.write(res["translation"] + "\n")
+    if record:
+        with open(args.dump_attention, "w", encoding="utf-8") as f:
+            json.dump(translator.attention_dump(results), f, ensure_ascii=False)
+            f.write("\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- random model
+
+ENGLISH = """\
+The cat sat on the mat and looked at the garden.
+A small dog runs quickly through the green park.
+I would like a cup of coffee with milk, please.
+The weather is cold today, but tomorrow it will be warm.
+My brother reads books about history and science.
+We are going to the market to buy bread, cheese and apples.
+She opened the window because the room was too hot.
+The children play football after school every Tuesday.
+Where is the railway station? It is near the old bridge.
+They have lived in this small village for twenty years.
+Please close the door when you leave the house.
+The teacher explained the lesson slowly and clearly.
+Our neighbours invited us to dinner on Saturday evening.
+He forgot his umbrella, so he got wet in the rain.
+The museum opens at nine o'clock and closes at six.
+Can you help me carry these heavy boxes upstairs?
+The river flows from the mountains down to the sea.
+I have never seen such a beautiful sunset before.
+The doctor said that I should sleep more and work less.
+Their new car is red, fast and very expensive.
+Yesterday we walked along the beach and collected shells.
+The library has thousands of books in many languages.
+Do you know what time the next train leaves?
+My grandmother makes the best apple pie in the world.
+The students must finish their homework before Friday.
+"""
+
+FRENCH = """\
+Le chat était assis sur le tapis et regardait le jardin.
+Un petit chien court rapidement à travers le parc vert.
+Je voudrais une tasse de café avec du lait, s'il vous plaît.
+Il fait froid aujourd'hui, mais demain il fera chaud.
+Mon frère lit des livres sur l'histoire et la science.
+Nous allons au marché pour acheter du pain, du fromage et des pommes.
+Elle a ouvert la fenêtre parce que la pièce était trop chaude.
+Les enfants jouent au football après l'école chaque mardi.
+Où est la gare ? Elle est près du vieux pont.
+Ils habitent dans ce petit village depuis vingt ans.
+Fermez la porte quand vous quittez la maison, s'il vous plaît.
+Le professeur a expliqué la leçon lentement et clairement.
+Nos voisins nous ont invités à dîner samedi soir.
+Il a oublié son parapluie, alors il a été mouillé par la pluie.
+Le musée ouvre à neuf heures et ferme à six heures.
+Pouvez-vous m'aider à porter ces lourdes boîtes en haut ?
+La rivière coule des montagnes jusqu'à la mer.
+Je n'ai jamais vu un si beau coucher de soleil.
+Le médecin a dit que je devrais dormir plus et travailler moins.
+Leur nouvelle voiture est rouge, rapide et très chère.
+Hier, nous avons marché le long de la plage et ramassé des coquillages.
+La bibliothèque a des milliers de livres en plusieurs langues.
+Savez-vous à quelle heure part le prochain train ?
+Ma grand-mère fait la meilleure tarte aux pommes du monde.
+Les élèves doivent finir leurs devoirs avant vendredi.
+"""
+
+
+def train_tokenizer(text, vocab_size, path):
+    """Train a small unigram SentencePiece model (pad 0, unk 1, bos 2, eos 3) -> piece count.
+
+    hard_vocab_limit=false lets a small corpus yield fewer pieces than asked; the caller
+    uses the real count as the vocabulary size."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=buf, vocab_size=vocab_size,
+        model_type="unigram", pad_id=0, unk_id=1, bos_id=2, eos_id=3,
+        hard_vocab_limit=False, character_coverage=1.0, num_threads=1, minloglevel=2)
+    with open(path, "wb") as f:
+        f.write(buf.getvalue())
+    return spm.SentencePieceProcessor(model_file=path).get_piece_size()
+
+
+def randomize(model, config, seed, eos_boost=0.0):
+    """Seeded random weights, scaled so attention rows are informative (neither uniform
+    nor one-hot) and logits are well separated (greedy is not decided by rounding)."""
+    gen = torch.Generator().manual_seed(seed)
+    d_model = config["d_model"]
+    embed_std = 1.0 / math.sqrt(d_model) if config["scale_embeddings"] else 1.0
+
+    def normal(shape, std, mean=0.0):
+        return torch.randn(shape, generator=gen) * std + mean
+
+    state = model.state_dict()
+    new = {}
+    for name in sorted(state):
+        shape = state[name].shape
+        if name.endswith("embed_tokens.weight"):
+            value = normal(shape, embed_std)
+        elif name.endswith("embed_positions.weight"):
+            value = normal(shape, 0.5)
+        elif "layer_norm" in name:
+            value = normal(shape, 0.1, 1.0 if name.endswith("weight") else 0.0)
+        elif name.endswith(("q_proj.weight", "k_proj.weight")):
+            value = normal(shape, 1.2 / math.sqrt(shape[1]))
+        elif name.endswith(("out_proj.weight", "fc2.weight")):
+            # sublayer outputs comparable to the residual stream, so that generated
+            # tokens vary instead of the embedding of the last token winning again
+            value = normal(shape, 2.0 / math.sqrt(shape[1]))
+        elif name.endswith(".weight") and name != "lm_head.weight":
+            value = normal(shape, 1.0 / math.sqrt(shape[1]))
+        elif name == "lm_head.weight":
+            value = normal(shape, 1.0 / math.sqrt(shape[1]) * 2.0)
+        elif name == "final_logits_bias":
+            value = normal(shape, 0.5)
+            value[int(config["special_tokens"]["eos"])] += eos_boost
+        else:  # Linear biases
+            value = normal(shape, 0.1)
+        new[name] = value
+    model.load_state_dict(new, strict=True)
+
+
+def cmd_random_model(args):
+    out_dir = args.out_dir
+    os.makedirs(out_dir, exist_ok=True)
+    source_vocab = train_tokenizer(ENGLISH, args.vocab, os.path.join(out_dir, "source.spm"))
+    target_vocab = train_tokenizer(FRENCH, args.target_vocab or args.vocab,
+                                   os.path.join(out_dir, "target.spm"))
+    config = mm.make_config(
+        d_model=args.d_model, num_heads=args.heads, head_dim=args.head_dim,
+        d_ff=args.d_ff, encoder_layers=args.encoder_layers, decoder_layers=args.decoder_layers,
+        activation=args.activation, norm_position=args.norm, layer_norm_eps=args.eps,
+        max_positions=args.max_positions, positions=args.positions,
+        scale_embeddings=args.scale_embeddings, source_vocab_size=source_vocab,
+        target_vocab_size=target_vocab, tie_output=args.tie)
+    if args.decoder_start is not None:
+        config["decoder_start_token"] = args.decoder_start
+    torch.manual_seed(args.seed)
+    model = mm.MinimtTransformer(config, final_logits_bias=args.final_logits_bias)
+    randomize(model, config, args.seed, args.eos_boost)
+    mm.save_model(model, config, out_dir, args.dtype)
+    return 0
+
+
+# ----------------------------------------------------------------------------- main
+
+def build_parser():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    tr = sub.add_parser("translate", help="translate TEXT arguments or stdin lines")
+    tr.add_argument("--model", required=True, help="model directory")
+    tr.add_argument("--max-length", type=int, default=256,
+                    help="most tokens generated, eos included (capped at max_positions)")
+    tr.add_argument("--dump-attention", metavar="FILE", help="write attention weights as JSON")
+    tr.add_argument("--batch-size", type=int, default=16)
+    tr.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
+    tr.add_argument("--jsonl", action="store_true",
+                    help="print one JSON object per sentence (ids, tokens, log-prob scores)")
+    tr.add_argument("text", nargs="*")
+    tr.set_defaults(func=cmd_translate)
+
+    rm = sub.add_parser("random-model", help="write a model directory with random weights")
+    rm.add_argument("out_dir")
+    rm.add_argument("--seed", type=int, default=0)
+    rm.add_argument("--d-model", type=int, default=16)
+    rm.add_argument("--heads", type=int, default=2)
+    rm.add_argument("--head-dim", type=int, default=None)
+    rm.add_argument("--d-ff", type=int, default=32)
+    rm.add_argument("--encoder-layers", type=int, default=2)
+    rm.add_argument("--decoder-layers", type=int, default=2)
+    rm.add_argument("--norm", choices=["post", "pre"], default="post")
+    rm.add_argument("--positions", choices=["sinusoidal", "learned"], default="sinusoidal")
+    rm.add_argument("--activation", choices=["relu", "gelu", "silu"], default="relu")
+    rm.add_argument("--tie", dest="tie", action="store_true", default=True)
+    rm.add_argument("--no-tie", dest="tie", action="store_false")
+    rm.add_argument("--final-logits-bias", action="store_true")
+    rm.add_argument("--eos-boost", type=float, default=0.0,
+                    help="added to final_logits_bias[eos] so sentences end early")
+    rm.add_argument("--dtype", choices=["F32", "F16", "BF16", "inline"], default="F32")
+    rm.add_argument("--scale-embeddings", dest="scale_embeddings", action="store_true",
+                    default=True)
+    rm.add_argument("--no-scale-embeddings", dest="scale_embeddings", action="store_false")
+    rm.add_argument("--vocab", type=int, default=100, help="requested SentencePiece vocabulary")
+    rm.add_argument("--target-vocab", type=int, default=None)
+    rm.add_argument("--max-positions", type=int, default=32)
+    rm.add_argument("--eps", type=float, default=1e-5, help="layer_norm_eps")
+    rm.add_argument("--decoder-start", type=int, default=None, help="decoder_start_token")
+    rm.set_defaults(func=cmd_random_model)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -394,7 +394,8 @@ class MinimtTransformer(nn.Module):
     # -- greedy decoding
 
     @torch.no_grad()
-    def greedy(self, src_ids, max_length, src_pad_mask=None, record_attention=False):
+    def greedy(self, src_ids, max_length, src_pad_mask=None, record_attention=False,
+               record_logits=False):
         """Batched greedy decoding with a K/V cache.
 
         src_ids [B, S] (right-padded, each row ends with eos before its padding).
@@ -403,16 +404,18 @@ class MinimtTransformer(nn.Module):
           ids: generated ids (eos included if produced), scores: log-prob of each,
           and with record_attention, tensors for that sentence without padding:
           encoder_self [L, H, S, S], decoder_self [L, H, T, T], cross [L, H, T, S]
-          (T = len(ids); the decoder input is start + ids[:-1]).
+          (T = len(ids); the decoder input is start + ids[:-1]);
+          with record_logits, logits [T, V] (for checks against decode_full).
         """
         was_training = self.training
         self.eval()
         try:
-            return self._greedy(src_ids, max_length, src_pad_mask, record_attention)
+            return self._greedy(src_ids, max_length, src_pad_mask, record_attention,
+                                record_logits)
         finally:
             self.train(was_training)
 
-    def _greedy(self, src_ids, max_length, src_pad_mask, record_attention):
+    def _greedy(self, src_ids, max_length, src_pad_mask, record_attention, record_logits):
         b, s = src_ids.shape
         max_length = max(0, min(int(max_length), self.max_positions))
         if src_pad_mask is None:
@@ -431,6 +434,7 @@ class MinimtTransformer(nn.Module):
         finished = [False] * b
         ids = [[] for _ in range(b)]
         scores = [[] for _ in range(b)]
+        step_logits = [[] for _ in range(b)]
         self_steps, cross_steps = [], []   # per step: per layer [B, H, t+1] and [B, H, S]
 
         for step in range(max_length):
@@ -452,6 +456,8 @@ class MinimtTransformer(nn.Module):
                     token = int(chosen[i])
                     ids[i].append(token)
                     scores[i].append(float(chosen_logp[i]))
+                    if record_logits:
+                        step_logits[i].append(logits[i])
                     finished[i] = token == self.eos
             if all(finished):
                 break
@@ -460,6 +466,10 @@ class MinimtTransformer(nn.Module):
         results = []
         for i in range(b):
             result = {"ids": ids[i], "scores": scores[i]}
+            if record_logits:
+                v = self.output_weight().shape[0]
+                result["logits"] = (torch.stack(step_logits[i]) if step_logits[i]
+                                    else torch.zeros(0, v))
             if record_attention:
                 result.update(self._sentence_attention(
                     i, len(ids[i]), src_lengths[i], enc_weights, self_steps, cross_steps))

@@ -1,0 +1,326 @@
+#!/usr/bin/python3
+"""Self-consistency checks of the PyTorch reference (tools/minimt_model.py, reference.py).
+
+No engine needed. Checks: the attention formula against a per-head loop; the
+interleaved sinusoidal table; cached greedy logits == full recomputation (1e-5);
+batch == one by one; padding behaves as if absent; causal zeros; save/load round trip
+for F32/F16/BF16/inline with exact rounding; the safetensors layout; load errors;
+reference.py translate on a random model with batch sizes 1 and 5.
+Ends with a line "N passed, N failed"; exits 1 on any failure.
+"""
+
+import io
+import json
+import math
+import os
+import shutil
+import struct
+import sys
+import tempfile
+import traceback
+from contextlib import redirect_stderr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+
+import torch  # noqa: E402
+
+import minimt_model as mm  # noqa: E402
+import reference  # noqa: E402
+
+CHECKS = []
+
+
+def check(fn):
+    CHECKS.append(fn)
+    return fn
+
+
+def small_config(**overrides):
+    base = dict(d_model=16, num_heads=3, head_dim=5, d_ff=24, encoder_layers=2,
+                decoder_layers=2, source_vocab_size=40, target_vocab_size=50,
+                max_positions=24, final_logits_bias=True)
+    base.update(overrides)
+    return mm.make_config(**base)
+
+
+VARIANTS = [
+    dict(norm_position="post", positions="sinusoidal", activation="relu", tie_output=True),
+    dict(norm_position="pre", positions="learned", activation="gelu", tie_output=False),
+    dict(norm_position="pre", positions="sinusoidal", activation="silu", tie_output=False,
+         num_heads=2, head_dim=None, scale_embeddings=False),
+]
+
+
+def random_model(seed, **overrides):
+    config = small_config(**overrides)
+    model = mm.MinimtTransformer(config)
+    reference.randomize(model, config, seed, eos_boost=0.0)
+    model.eval()
+    return model, config
+
+
+def padded_batch(seqs, pad=0):
+    width = max(len(s) for s in seqs)
+    src = torch.full((len(seqs), width), pad, dtype=torch.long)    # [B, S]
+    mask = torch.ones(len(seqs), width, dtype=torch.bool)
+    for i, s in enumerate(seqs):
+        src[i, :len(s)] = torch.tensor(s)
+        mask[i, :len(s)] = False
+    return src, mask
+
+
+def random_sources(gen, n, vocab, eos=3):
+    lengths = [1, 7, 4, 12, 9][:n]
+    return [torch.randint(4, vocab, (k - 1,), generator=gen).tolist() + [eos] for k in lengths]
+
+
+def assert_close(a, b, tol, what):
+    diff = (a - b).abs().max().item() if a.numel() else 0.0
+    if not diff <= tol:
+        raise AssertionError("%s differ by %.3g (tolerance %.1g)" % (what, diff, tol))
+    return diff
+
+
+# ----------------------------------------------------------------------------- checks
+
+@check
+def attention_matches_per_head_loop():
+    torch.manual_seed(0)
+    attn = mm.MultiHeadAttention(d_model=16, num_heads=3, head_dim=5)
+    for p in attn.parameters():
+        torch.nn.init.normal_(p, std=0.4)
+    x = torch.randn(2, 6, 16)
+    mem = torch.randn(2, 4, 16)
+    out, w = attn(x, mem, need_weights=True)
+    # The formula of the spec, one head at a time from the weight rows r*dk..(r+1)*dk-1.
+    heads, dk = 3, 5
+    q_w, k_w, v_w = attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight
+    q_b, k_b, v_b = attn.q_proj.bias, attn.k_proj.bias, attn.v_proj.bias
+    pieces = []
+    for r in range(heads):
+        rows = slice(r * dk, (r + 1) * dk)
+        q = x @ q_w[rows].T + q_b[rows]
+        k = mem @ k_w[rows].T + k_b[rows]
+        v = mem @ v_w[rows].T + v_b[rows]
+        a = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(dk), dim=-1)
+        assert_close(a, w[:, r], 1e-6, "head %d weights" % r)
+        pieces.append(a @ v)
+    expected = torch.cat(pieces, dim=-1) @ attn.out_proj.weight.T + attn.out_proj.bias
+    assert_close(out, expected, 1e-5, "attention output")
+
+
+@check
+def sinusoidal_table_is_interleaved():
+    for d_model in (16, 15):
+        table = mm.sinusoidal_table(20, d_model)
+        for pos in (0, 1, 7, 19):
+            for i in range(0, d_model, 2):
+                angle = pos / 10000 ** (i / d_model)
+                assert abs(table[pos, i].item() - math.sin(angle)) < 1e-6, (pos, i)
+                if i + 1 < d_model:
+                    assert abs(table[pos, i + 1].item() - math.cos(angle)) < 1e-6, (pos, i + 1)
+
+
+@check
+def cached_greedy_equals_full_recomputation():
+    gen = torch.Generator().manual_seed(1)
+    worst = 0.0
+    for n, variant in enumerate(VARIANTS):
+        model, config = random_model(100 + n, **variant)
+        src, mask = padded_batch(random_sources(gen, 5, 40))
+        results = model.greedy(src, 10, mask, record_logits=True)
+        for i, res in enumerate(results):
+            s = int((~mask[i]).sum())
+            tgt = torch.tensor([[mm.decoder_start_of(config)] + res["ids"][:-1]])
+            with torch.no_grad():
+                full = model(src[i:i + 1, :s], tgt)[0]                     # [T, V]
+            worst = max(worst, assert_close(res["logits"], full, 1e-5, "cached vs full logits"))
+            if full.argmax(-1).tolist() != res["ids"]:
+                raise AssertionError("argmax of the full recomputation differs")
+            logp = torch.log_softmax(full, -1)[torch.arange(len(res["ids"])), res["ids"]]
+            assert_close(torch.tensor(res["scores"]), logp, 1e-5, "scores")
+    return "max diff %.2e" % worst
+
+
+@check
+def batch_equals_one_by_one():
+    gen = torch.Generator().manual_seed(2)
+    worst = 0.0
+    for n, variant in enumerate(VARIANTS):
+        model, _ = random_model(200 + n, **variant)
+        seqs = random_sources(gen, 5, 40)
+        src, mask = padded_batch(seqs)
+        batch = model.greedy(src, 10, mask, record_attention=True, record_logits=True)
+        for seq, res in zip(seqs, batch):
+            single = model.greedy(torch.tensor([seq]), 10, record_attention=True,
+                                  record_logits=True)[0]
+            if single["ids"] != res["ids"]:
+                raise AssertionError("batched ids %s != single %s" % (res["ids"], single["ids"]))
+            for key in ("encoder_self", "decoder_self", "cross", "logits"):
+                if single[key].shape != res[key].shape:
+                    raise AssertionError("%s shape %s != %s"
+                                         % (key, list(res[key].shape), list(single[key].shape)))
+                worst = max(worst, assert_close(single[key], res[key], 1e-5, key))
+    return "max diff %.2e" % worst
+
+
+@check
+def padding_is_invisible_to_encoder():
+    model, _ = random_model(300, **VARIANTS[1])
+    seqs = [[5, 6, 7, 3], [8, 9, 10, 11, 12, 13, 3]]
+    src, mask = padded_batch(seqs)
+    with torch.no_grad():
+        enc = model.encode(src, mask)
+        for i, seq in enumerate(seqs):
+            alone = model.encode(torch.tensor([seq]))
+            assert_close(enc[i, :len(seq)], alone[0], 1e-5, "encoder output")
+
+
+@check
+def causal_mask_gives_exact_zeros():
+    gen = torch.Generator().manual_seed(3)
+    model, _ = random_model(400, **VARIANTS[0])
+    src, mask = padded_batch(random_sources(gen, 3, 40))
+    for res in model.greedy(src, 10, mask, record_attention=True):
+        a = res["decoder_self"]                                            # [L, H, T, T]
+        t = a.shape[-1]
+        upper = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+        assert (a[..., upper] == 0).all(), "non-zero weight above the diagonal"
+        for key in ("encoder_self", "decoder_self", "cross"):
+            assert_close(res[key].sum(-1), torch.ones(res[key].shape[:-1]), 1e-5, key + " rows")
+    # Teacher forcing: later target tokens never change earlier logits.
+    tgt = torch.randint(4, 50, (1, 8), generator=gen)
+    tgt2 = tgt.clone()
+    tgt2[0, 5:] = torch.randint(4, 50, (3,), generator=gen)
+    with torch.no_grad():
+        a = model(src[:1], tgt)
+        b = model(src[:1], tgt2)
+    assert_close(a[0, :5], b[0, :5], 1e-6, "logits before the changed position")
+
+
+def _rounded(t, dtype):
+    return t.to(mm._DTYPE_TORCH[dtype]).float() if dtype in ("F16", "BF16") else t
+
+
+@check
+def save_load_round_trip():
+    tmp = tempfile.mkdtemp(prefix="minimt-selfcheck-")
+    try:
+        for n, variant in enumerate(VARIANTS):
+            model, config = random_model(500 + n, **variant)
+            for dtype in ("F32", "F16", "BF16", "inline"):
+                out = os.path.join(tmp, "%d-%s" % (n, dtype))
+                mm.save_model(model, config, out, dtype)
+                loaded, cfg = mm.load_model(out)
+                with open(os.path.join(out, "config.json")) as f:
+                    on_disk = json.load(f)
+                extra = set(on_disk) - set(mm.FORMAT_KEYS)
+                assert not extra, "config.json has non-format keys %s" % sorted(extra)
+                a, b = model.state_dict(), loaded.state_dict()
+                assert set(a) == set(b), "tensor names differ after %s round trip" % dtype
+                for name in a:
+                    if not torch.equal(_rounded(a[name], dtype), b[name]):
+                        raise AssertionError("%s: %s not exactly rounded" % (dtype, name))
+                if dtype != "inline":
+                    check_safetensors_layout(os.path.join(out, "model.safetensors"), a, dtype)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_safetensors_layout(path, state, dtype):
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    assert n % 8 == 0, "header not padded to 8 bytes"
+    assert set(header) - {"__metadata__"} == set(state), "header names differ"
+    spans = sorted(info["data_offsets"] for k, info in header.items() if k != "__metadata__")
+    assert spans[0][0] == 0 and spans[-1][1] == len(raw) - 8 - n, "data not contiguous"
+    for (b0, e0), (b1, _) in zip(spans, spans[1:]):
+        assert e0 == b1, "gap or overlap in data_offsets"
+    for name, t in state.items():
+        info = header[name]
+        assert info["dtype"] == dtype and info["shape"] == list(t.shape), name
+        size = info["data_offsets"][1] - info["data_offsets"][0]
+        assert size == t.numel() * mm._DTYPE_SIZE[dtype], name
+
+
+@check
+def load_rejects_bad_tensors():
+    tmp = tempfile.mkdtemp(prefix="minimt-selfcheck-")
+    try:
+        model, config = random_model(600, **VARIANTS[1])
+        state = {k: v.clone() for k, v in model.state_dict().items()}
+        cases = {
+            "missing": {k: v for k, v in state.items() if k != "decoder.layers.1.fc2.bias"},
+            "unexpected": dict(state, **{"encoder.layers.0.extra.weight": torch.zeros(2)}),
+            "wrong shape": dict(state, **{"encoder.layers.0.fc1.bias": torch.zeros(3)}),
+        }
+        for label, tensors in cases.items():
+            out = os.path.join(tmp, label.replace(" ", "_"))
+            os.makedirs(out)
+            mm.write_safetensors(os.path.join(out, "model.safetensors"), tensors)
+            with open(os.path.join(out, "config.json"), "w") as f:
+                json.dump(mm.file_config(config), f)
+            try:
+                mm.load_model(out)
+            except ValueError:
+                continue
+            raise AssertionError("load_model accepted a %s tensor" % label)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@check
+def translate_cli_batch_sizes_agree():
+    tmp = tempfile.mkdtemp(prefix="minimt-selfcheck-")
+    try:
+        model_dir = os.path.join(tmp, "m")
+        reference.main(["random-model", model_dir, "--seed", "7", "--final-logits-bias",
+                        "--eos-boost", "2", "--norm", "pre", "--dtype", "BF16"])
+        with open(os.path.join(model_dir, "config.json")) as f:
+            config = json.load(f)
+        for side in ("source", "target"):
+            import sentencepiece as spm
+            sp = spm.SentencePieceProcessor(model_file=os.path.join(model_dir, side + ".spm"))
+            assert sp.get_piece_size() == config[side + "_vocab_size"], side + " vocab size"
+        texts = ["The cat sat on the mat.", "", "A small dog runs quickly through the green "
+                 "park and the children play football after school every Tuesday evening.",
+                 "Hello!", "Where is the railway station?"]
+        with redirect_stderr(io.StringIO()):
+            tr = reference.Translator(model_dir)
+            one = tr.translate(texts, 12, batch_size=1, record_attention=True)
+            five = tr.translate(texts, 12, batch_size=5, record_attention=True)
+        for a, b in zip(one, five):
+            assert a["ids"] == b["ids"] and a["translation"] == b["translation"]
+        dump = tr.attention_dump(five)
+        json.dumps(dump)
+        for sent, res in zip(dump["sentences"], five):
+            s, t = len(sent["source_tokens"]), len(sent["output_tokens"])
+            assert s == len(res["source_ids"]) <= config["max_positions"]
+            assert sent["source_tokens"][-1] == "</s>" or s == config["max_positions"]
+            assert len(sent["decoder_input_tokens"]) == t and sent["decoder_input_tokens"][0] == "<s>"
+            assert list(res["cross"].shape)[2:] == [t, s]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    torch.set_num_threads(1)
+    passed = failed = 0
+    for fn in CHECKS:
+        try:
+            note = fn()
+            print("PASS %s%s" % (fn.__name__, "  (%s)" % note if note else ""))
+            passed += 1
+        except Exception:
+            print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc().rstrip()))
+            failed += 1
+        sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

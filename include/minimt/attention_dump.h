@@ -1,0 +1,39 @@
+// Writes attention dumps: one JSON document, {"format": "minimt-attention", "version": 1, ...},
+// one entry in "sentences" per translated sentence. Streams: memory holds one sentence at a time.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "minimt/model.h"
+#include "minimt/translator.h"
+
+namespace minimt {
+
+// Which parts of the attention to keep. Empty layers or heads mean all of them; a negative
+// layer counts from the end (-1 is the last layer of each stack).
+struct DumpSelection {
+  bool encoder = true, decoder = true, cross = true;
+  std::vector<int> layers, heads;
+};
+
+class AttentionDumpWriter {
+ public:
+  // Checks the selection against the model and writes the document's opening.
+  AttentionDumpWriter(std::ostream& out, const Model& model, DumpSelection selection = {});
+  void add(const Translation& translation);  // needs translation.attention unless it failed
+  void finish();                             // closes the document; called once
+
+ private:
+  std::vector<int> resolve_layers(int count) const;
+  void write_tokens(const char* key, const std::vector<std::string>& pieces);
+
+  std::ostream& out_;
+  const Model& model_;
+  DumpSelection selection_;
+  std::vector<int> heads_;
+  bool first_ = true;
+};
+
+}  // namespace minimt

@@ -1,0 +1,27 @@
+// OpenBLAS start-up policy. Debian 12's OpenBLAS 0.3.21 does not recognise some recent CPUs and
+// falls back to its slowest (Prescott) kernels. OpenBLAS picks its kernels when the library is
+// loaded, before main() runs, from OPENBLAS_CORETYPE; so the only way to get the right kernels
+// without the user's help is to set it and re-execute the program once.
+#pragma once
+
+#include <string>
+
+namespace minimt {
+
+// The OPENBLAS_CORETYPE this CPU should use ("SkylakeX", "Haswell"), or "" to leave it to
+// OpenBLAS.
+std::string preferred_blas_core();
+
+// If OPENBLAS_CORETYPE is unset and OpenBLAS chose a slower core than the CPU supports, sets it
+// and re-executes /proc/self/exe with the same arguments. Returns only when no re-exec happened
+// (or it failed, in which case minimt runs on the slower kernels). Respects a value already set.
+void ensure_fast_blas_kernels(char** argv);
+
+// The kernel set OpenBLAS runs ("SkylakeX"), as openblas_get_corename() reports it.
+std::string blas_core_name();
+
+// Sets and reads the number of threads OpenBLAS uses inside one matrix product.
+void set_blas_threads(int threads);
+int blas_threads();
+
+}  // namespace minimt

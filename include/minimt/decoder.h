@@ -1,0 +1,61 @@
+// The decoder stack, one position at a time: masked self-attention over a K/V cache,
+// cross-attention over keys and values projected once per sentence, then the logits.
+#pragma once
+
+#include <vector>
+
+#include "minimt/attention_record.h"
+#include "minimt/config.h"
+#include "minimt/encoder.h"
+#include "minimt/layers.h"
+#include "minimt/weights.h"
+
+namespace minimt {
+
+// What one decoder layer keeps for one sentence.
+struct LayerCache {
+  std::vector<float> cross_k, cross_v;  // [S, H*dk]: the encoder output projected once
+  std::vector<float> self_k, self_v;    // [steps so far, H*dk]: grows by one row a step
+};
+
+// Everything the decoder keeps about one sentence between steps.
+struct DecoderState {
+  int source_length = 0;  // S
+  int length = 0;         // decoder inputs consumed so far = the next position
+  std::vector<LayerCache> layers;
+  AttentionRecord* record = nullptr;  // filled at every step when not null
+};
+
+class Decoder {
+ public:
+  Decoder(const ModelConfig& config, const ModelWeights& weights)
+      : config_(config), weights_(weights) {}
+
+  // Projects every sentence's encoder output through every layer's cross-attention key and
+  // value weights, once. records[b] (optional) will receive sentence b's decoder attention.
+  std::vector<DecoderState> start(const EncodedBatch& encoded,
+                                  const std::vector<AttentionRecord*>& records = {});
+
+  // Feeds tokens[b] to states[b] at position states[b]->length and returns the next-token
+  // logits of every state: [B, target_vocab_size], valid until the next call.
+  const std::vector<float>& step(const std::vector<int>& tokens,
+                                 const std::vector<DecoderState*>& states);
+
+  // Number of cross-attention K/V projections done by start(), one per layer and batch.
+  long long cross_projections() const { return cross_projections_; }
+
+ private:
+  void self_attention(const DecoderLayerWeights& layer, int l, const float* in, int rows,
+                      const std::vector<DecoderState*>& states, float* out);
+  void cross_attention(const DecoderLayerWeights& layer, int l, const float* in, int rows,
+                       const std::vector<DecoderState*>& states, float* out);
+
+  const ModelConfig& config_;
+  const ModelWeights& weights_;
+  LayerScratch scratch_;
+  std::vector<float> x_, logits_;
+  std::vector<int> positions_;
+  long long cross_projections_ = 0;
+};
+
+}  // namespace minimt

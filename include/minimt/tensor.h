@@ -1,0 +1,60 @@
+// TensorStore: named float tensors, either views into a memory-mapped file or owned buffers.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace minimt {
+
+using Shape = std::vector<int64_t>;
+
+std::string shape_to_string(const Shape& shape);
+int64_t element_count(const Shape& shape);
+
+struct TensorView {
+  Shape shape;
+  const float* data = nullptr;  // row-major, element_count(shape) floats
+};
+
+// A read-only memory mapping of a whole file.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path);  // throws ModelError naming the path
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class TensorStore {
+ public:
+  // Adds a view into memory that the store keeps alive (a mapping or an owned buffer).
+  void add_view(const std::string& name, Shape shape, const float* data);
+  // Adds a tensor whose values the store owns.
+  void add_owned(const std::string& name, Shape shape, std::vector<float> values);
+  void keep_alive(std::shared_ptr<MappedFile> file) { files_.push_back(std::move(file)); }
+
+  const TensorView* find(const std::string& name) const;
+  const std::map<std::string, TensorView>& all() const { return tensors_; }
+
+ private:
+  std::map<std::string, TensorView> tensors_;
+  std::deque<std::vector<float>> owned_;  // deque: growing it never moves earlier buffers
+  std::vector<std::shared_ptr<MappedFile>> files_;
+};
+
+// Reads `{"name": {"shape": [...], "data": [...]}, ...}`; `file` names config.json in errors.
+void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,
+                         TensorStore& store);
+
+}  // namespace minimt

@@ -1,0 +1,32 @@
+// A SentencePiece model for one side of the translator.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace minimt {
+
+class Tokenizer {
+ public:
+  explicit Tokenizer(const std::string& path);  // throws ModelError naming the path
+  ~Tokenizer();
+  Tokenizer(Tokenizer&&) noexcept;
+  Tokenizer& operator=(Tokenizer&&) noexcept;
+
+  std::vector<int> encode(const std::string& text) const;
+  std::string decode(const std::vector<int>& ids) const;
+  std::string piece(int id) const;
+  int size() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;
+};
+
+}  // namespace minimt

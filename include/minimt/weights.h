@@ -1,0 +1,65 @@
+// Typed views of a model's weights. This is the only place that spells tensor names: it checks
+// every expected name and shape, and refuses tensors the format does not list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "minimt/config.h"
+#include "minimt/tensor.h"
+
+namespace minimt {
+
+// y = x W^T + b, the PyTorch convention.
+struct Linear {
+  const float* weight = nullptr;  // [out, in]
+  const float* bias = nullptr;    // [out]
+  int out = 0, in = 0;
+};
+
+struct LayerNormWeights {
+  const float* weight = nullptr;  // [dim]
+  const float* bias = nullptr;    // [dim]
+};
+
+struct AttentionWeights {
+  Linear q, k, v;  // [H*dk, d_model] each; head r owns rows r*dk .. (r+1)*dk-1
+  Linear out;      // [d_model, H*dk]
+};
+
+struct EncoderLayerWeights {
+  AttentionWeights self_attn;
+  LayerNormWeights self_attn_norm;
+  Linear fc1, fc2;  // [d_ff, d_model], [d_model, d_ff]
+  LayerNormWeights final_norm;
+};
+
+struct DecoderLayerWeights {
+  AttentionWeights self_attn;  // masked
+  LayerNormWeights self_attn_norm;
+  AttentionWeights cross_attn;  // "encoder_attn": q from the decoder, k and v from the encoder
+  LayerNormWeights cross_attn_norm;
+  Linear fc1, fc2;
+  LayerNormWeights final_norm;
+};
+
+struct ModelWeights {
+  const float* source_embeddings = nullptr;  // [source_vocab_size, d_model]
+  const float* target_embeddings = nullptr;  // [target_vocab_size, d_model]
+  const float* source_positions = nullptr;   // [max_positions, d_model], learned positions only
+  const float* target_positions = nullptr;
+  std::vector<EncoderLayerWeights> encoder_layers;
+  std::vector<DecoderLayerWeights> decoder_layers;
+  LayerNormWeights encoder_final_norm;       // pre-norm only
+  LayerNormWeights decoder_final_norm;       // pre-norm only
+  const float* output_projection = nullptr;  // [target_vocab_size, d_model]: tied or lm_head
+  const float* final_logits_bias = nullptr;  // [target_vocab_size] or null
+  long long parameter_count = 0;
+};
+
+// Looks up every tensor format v1 expects for `config`, checking its shape; `file` is named in
+// errors (the safetensors file or config.json for inline weights).
+ModelWeights bind_weights(const ModelConfig& config, const TensorStore& store,
+                          const std::string& file);
+
+}  // namespace minimt

@@ -1,0 +1,60 @@
+#include "minimt/model.h"
+
+#include <sys/stat.h>
+
+#include "minimt/error.h"
+#include "minimt/paths.h"
+#include "minimt/safetensors.h"
+
+namespace minimt {
+namespace {
+
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, int expected_size,
+                                          const std::string& config_file, const char* key) {
+  if (file_size(path) < 0) throw ModelError(path, "is missing (named by " + std::string(key) + ")");
+  auto tokenizer = std::make_unique<Tokenizer>(path);
+  if (tokenizer->size() != expected_size)
+    throw ModelError(config_file, std::string(key) + " is " + std::to_string(expected_size) +
+                                      " but " + path + " has " + std::to_string(tokenizer->size()) +
+                                      " pieces");
+  return tokenizer;
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> Model::load(const std::string& dir) {
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    throw ModelError(dir, "is not a model directory");
+  std::shared_ptr<Model> model(new Model());
+  model->directory_ = dir;
+  const std::string config_path = join_path(dir, "config.json");
+  if (file_size(config_path) < 0) throw ModelError(config_path, "is missing");
+  model->config_ = ModelConfig::load(config_path);
+  const ModelConfig& c = model->config_;
+  model->files_.push_back({config_path, file_size(config_path)});
+
+  std::string weights_file = config_path;
+  if (c.inline_weights.is_null()) {
+    weights_file = join_path(dir, c.weights_file);
+    if (file_size(weights_file) < 0)
+      throw ModelError(weights_file, "is missing (named by config.json key 'weights')");
+    read_safetensors(weights_file, model->store_);
+    model->files_.push_back({weights_file, file_size(weights_file)});
+  } else {
+    read_inline_tensors(c.inline_weights, config_path, model->store_);
+  }
+  model->weights_ = bind_weights(c, model->store_, weights_file);
+
+  const std::string source_path = join_path(dir, c.source_tokenizer);
+  const std::string target_path = join_path(dir, c.target_tokenizer);
+  model->source_ =
+      load_tokenizer(source_path, c.source_vocab_size, config_path, "source_vocab_size");
+  model->target_ =
+      load_tokenizer(target_path, c.target_vocab_size, config_path, "target_vocab_size");
+  model->files_.push_back({source_path, file_size(source_path)});
+  if (target_path != source_path) model->files_.push_back({target_path, file_size(target_path)});
+  return model;
+}
+
+}  // namespace minimt

@@ -31,9 +31,13 @@ import minimt_model as mm  # noqa: E402
 class Translator:
     """A loaded model directory: model, config and both tokenizers."""
 
-    def __init__(self, model_dir, quiet=False):
+    def __init__(self, model_dir, quiet=False, skip_blank=False):
+        """skip_blank: translate empty / all-whitespace inputs to "" without running the
+        model (the C++ engine's policy); by default they run as [eos], as the format's
+        forward pass reads."""
         self.model_dir = model_dir
         self.quiet = quiet
+        self.skip_blank = skip_blank
         self.model, self.config = mm.load_model(model_dir)
         tok = self.config["tokenizer"]
         self.source_sp = spm.SentencePieceProcessor(model_file=mm._inside(model_dir, tok["source"]))
@@ -44,20 +48,31 @@ class Translator:
         self.max_positions = int(self.config["max_positions"])
 
     def source_ids(self, text):
-        """SentencePiece ids + eos, cut to max_positions."""
-        ids = list(self.source_sp.encode(text)) + [self.eos]
-        if len(ids) > self.max_positions:
+        """SentencePiece ids + eos, cut to max_positions.
+
+        A cut keeps the final eos (pieces are cut to max_positions - 1): the format says
+        max_positions covers the "source incl. EOS", models are trained on terminated
+        sources, and the C++ engine does the same."""
+        ids = list(self.source_sp.encode(text))
+        if len(ids) + 1 > self.max_positions:
             if not self.quiet:
                 print("reference: source of %d tokens cut to max_positions %d"
-                      % (len(ids), self.max_positions), file=sys.stderr)
-            ids = ids[:self.max_positions]
-        return ids
+                      % (len(ids) + 1, self.max_positions), file=sys.stderr)
+            ids = ids[:self.max_positions - 1]
+        return ids + [self.eos]
 
     def max_length(self, requested):
         return max(0, min(int(requested), self.max_positions))
 
     def translate_batch(self, texts, max_length, record_attention=False):
         """texts -> list of result dicts (source, translation, ids, scores, [attention])."""
+        if self.skip_blank:
+            run = [t for t in texts if not is_blank(t)]
+            done = iter(self._run_batch(run, max_length, record_attention) if run else [])
+            return [blank_result(t) if is_blank(t) else next(done) for t in texts]
+        return self._run_batch(texts, max_length, record_attention)
+
+    def _run_batch(self, texts, max_length, record_attention):
         sources = [self.source_ids(t) for t in texts]
         width = max(len(s) for s in sources)
         src = torch.full((len(sources), width), self.pad, dtype=torch.long)   # [B, S]
@@ -88,6 +103,11 @@ class Translator:
 
     def attention_record(self, res):
         """One sentence of the minimt-attention dump."""
+        if res.get("blank"):
+            return {"source": res["source"], "translation": "", "source_tokens": [],
+                    "decoder_input_tokens": [], "output_tokens": [],
+                    "encoder_self_attention": [], "decoder_self_attention": [],
+                    "cross_attention": []}
         ids = res["ids"]
         decoder_input = [self.start] + ids[:-1]
         return {
@@ -106,6 +126,16 @@ class Translator:
                 "sentences": [self.attention_record(r) for r in results]}
 
 
+def is_blank(text):
+    """Empty or only ASCII whitespace (the engine's definition)."""
+    return all(c in " \t\n\v\f\r" for c in text)
+
+
+def blank_result(text):
+    return {"source": text, "source_ids": [], "ids": [], "scores": [], "translation": "",
+            "blank": True}
+
+
 def read_inputs(texts):
     if texts:
         return list(texts)
@@ -115,7 +145,7 @@ def read_inputs(texts):
 def cmd_translate(args):
     if args.threads:
         torch.set_num_threads(args.threads)
-    translator = Translator(args.model)
+    translator = Translator(args.model, skip_blank=args.skip_blank)
     texts = read_inputs(args.text)
     record = bool(args.dump_attention)
     results = translator.translate(texts, args.max_length, args.batch_size, record) if texts else []
@@ -289,6 +319,8 @@ def build_parser():
     tr.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
     tr.add_argument("--jsonl", action="store_true",
                     help="print one JSON object per sentence (ids, tokens, log-prob scores)")
+    tr.add_argument("--skip-blank", action="store_true",
+                    help="blank inputs give blank outputs without running the model")
     tr.add_argument("text", nargs="*")
     tr.set_defaults(func=cmd_translate)
 

@@ -1,6 +1,7 @@
 #include "minimt/decoder.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "minimt/attention.h"
 
@@ -33,106 +34,127 @@ std::vector<DecoderState> Decoder::start(const EncodedBatch& encoded,
   return states;
 }
 
-void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const float* in, int rows,
-                             const std::vector<DecoderState*>& states, float* out) {
+void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const float* in,
+                             const std::vector<int>& rows, const std::vector<DecoderState*>& states,
+                             float* out) {
   const ModelConfig& c = config_;
   const int width = c.attention_width(), heads = c.num_heads;
+  const int total = std::accumulate(rows.begin(), rows.end(), 0);
   LayerScratch& z = scratch_;
-  float* q = reserve(z.q, static_cast<size_t>(rows) * width);  // [B, H*dk]
-  float* k = reserve(z.k, static_cast<size_t>(rows) * width);
-  float* v = reserve(z.v, static_cast<size_t>(rows) * width);
-  float* context = reserve(z.context, static_cast<size_t>(rows) * width);
-  ops::linear(layer.self_attn.q, in, rows, q);
-  ops::linear(layer.self_attn.k, in, rows, k);
-  ops::linear(layer.self_attn.v, in, rows, v);
-  for (int b = 0; b < rows; ++b) {
+  float* q = reserve(z.q, static_cast<size_t>(total) * width);  // [R, H*dk]
+  float* k = reserve(z.k, static_cast<size_t>(total) * width);
+  float* v = reserve(z.v, static_cast<size_t>(total) * width);
+  float* context = reserve(z.context, static_cast<size_t>(total) * width);
+  ops::linear(layer.self_attn.q, in, total, q);
+  ops::linear(layer.self_attn.k, in, total, k);
+  ops::linear(layer.self_attn.v, in, total, v);
+  size_t at = 0;  // first row of sentence b
+  for (size_t b = 0; b < states.size(); ++b) {
     DecoderState& state = *states[b];
     LayerCache& cache = state.layers[l];
-    const int t = state.length;  // this query's position; the cache holds rows 0..t-1
-    // Append this position's key and value: the cache then holds exactly the visible keys,
-    // so the causal mask needs no explicit masking here.
-    cache.self_k.insert(cache.self_k.end(), k + static_cast<size_t>(b) * width,
-                        k + static_cast<size_t>(b + 1) * width);
-    cache.self_v.insert(cache.self_v.end(), v + static_cast<size_t>(b) * width,
-                        v + static_cast<size_t>(b + 1) * width);
-    float* probs = state.record ? state.record->decoder_self_steps[t].data() +
-                                      static_cast<size_t>(l) * heads * (t + 1)
-                                : nullptr;
-    multi_head_attention(q + static_cast<size_t>(b) * width, cache.self_k.data(),
-                         cache.self_v.data(), 1, t + 1, heads, c.head_dim, false,
-                         context + static_cast<size_t>(b) * width, probs, z.scores);
+    const int n = rows[b], t = state.length;  // positions t .. t+n-1; the cache holds 0..t-1
+    const size_t first = at * width, last = (at + n) * width;
+    // Append the new keys and values: the cache then holds exactly the keys these queries may
+    // see, and the causal mask only matters inside a run of several new positions.
+    cache.self_k.insert(cache.self_k.end(), k + first, k + last);
+    cache.self_v.insert(cache.self_v.end(), v + first, v + last);
+    float* probs = state.record && n == 1 ? state.record->decoder_self_steps[t].data() +
+                                                static_cast<size_t>(l) * heads * (t + 1)
+                                          : nullptr;
+    multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
+                         c.head_dim, true, context + first, probs, z.scores);
+    at += n;
   }
-  ops::linear(layer.self_attn.out, context, rows, out);  // [B, d]
+  ops::linear(layer.self_attn.out, context, total, out);  // [R, d]
 }
 
-void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const float* in, int rows,
+void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const float* in,
+                              const std::vector<int>& rows,
                               const std::vector<DecoderState*>& states, float* out) {
   const ModelConfig& c = config_;
   const int width = c.attention_width(), heads = c.num_heads;
+  const int total = std::accumulate(rows.begin(), rows.end(), 0);
   LayerScratch& z = scratch_;
-  float* q = reserve(z.q, static_cast<size_t>(rows) * width);  // [B, H*dk]
-  float* context = reserve(z.context, static_cast<size_t>(rows) * width);
-  ops::linear(layer.cross_attn.q, in, rows, q);
-  for (int b = 0; b < rows; ++b) {
+  float* q = reserve(z.q, static_cast<size_t>(total) * width);  // [R, H*dk]
+  float* context = reserve(z.context, static_cast<size_t>(total) * width);
+  ops::linear(layer.cross_attn.q, in, total, q);
+  size_t at = 0;
+  for (size_t b = 0; b < states.size(); ++b) {
     DecoderState& state = *states[b];
-    const int s = state.source_length;
-    float* probs = state.record ? state.record->cross_steps[state.length].data() +
-                                      static_cast<size_t>(l) * heads * s
-                                : nullptr;
-    multi_head_attention(q + static_cast<size_t>(b) * width, state.layers[l].cross_k.data(),
-                         state.layers[l].cross_v.data(), 1, s, heads, c.head_dim, false,
-                         context + static_cast<size_t>(b) * width, probs, z.scores);
+    const int n = rows[b], s = state.source_length;
+    float* probs = state.record && n == 1 ? state.record->cross_steps[state.length].data() +
+                                                static_cast<size_t>(l) * heads * s
+                                          : nullptr;
+    multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
+                         state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
+                         context + at * width, probs, z.scores);
+    at += n;
   }
-  ops::linear(layer.cross_attn.out, context, rows, out);  // [B, d]
+  ops::linear(layer.cross_attn.out, context, total, out);  // [R, d]
 }
 
 const std::vector<float>& Decoder::step(const std::vector<int>& tokens,
                                         const std::vector<DecoderState*>& states) {
-  const ModelConfig& c = config_;
-  const int d = c.d_model, heads = c.num_heads;
-  const int rows = static_cast<int>(states.size());
-  positions_.resize(rows);
-  for (int b = 0; b < rows; ++b) {
-    DecoderState& state = *states[b];
-    positions_[b] = state.length;
-    if (state.record) {  // room for this step's attention rows
-      state.record->decoder_self_steps.emplace_back(static_cast<size_t>(c.decoder_layers) * heads *
-                                                    (state.length + 1));
-      state.record->cross_steps.emplace_back(static_cast<size_t>(c.decoder_layers) * heads *
-                                             state.source_length);
-    }
+  ones_.assign(states.size(), 1);
+  for (DecoderState* state : states) {
+    if (!state->record) continue;
+    // Room for this step's attention rows.
+    const ModelConfig& c = config_;
+    const size_t per_layer = static_cast<size_t>(c.decoder_layers) * c.num_heads;
+    state->record->decoder_self_steps.emplace_back(per_layer * (state->length + 1));
+    state->record->cross_steps.emplace_back(per_layer * state->source_length);
   }
-  float* x = reserve(x_, static_cast<size_t>(rows) * d);  // [B, d]
+  return forward(tokens, ones_, states);
+}
+
+const std::vector<float>& Decoder::prefix(const std::vector<int>& tokens, DecoderState& state) {
+  AttentionRecord* record = state.record;
+  state.record = nullptr;
+  const std::vector<float>& logits = forward(tokens, {static_cast<int>(tokens.size())}, {&state});
+  state.record = record;
+  return logits;
+}
+
+const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
+                                           const std::vector<int>& rows,
+                                           const std::vector<DecoderState*>& states) {
+  const ModelConfig& c = config_;
+  const int d = c.d_model;
+  const int total = static_cast<int>(tokens.size());
+  positions_.clear();
+  for (size_t b = 0; b < states.size(); ++b)
+    for (int i = 0; i < rows[b]; ++i) positions_.push_back(states[b]->length + i);
+  float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]
   embed(c, weights_.target_embeddings, weights_.target_positions, tokens.data(), positions_.data(),
-        rows, x);
+        total, x);
 
   LayerScratch& z = scratch_;
   for (int l = 0; l < c.decoder_layers; ++l) {
     const DecoderLayerWeights& layer = weights_.decoder_layers[l];
-    residual(c, layer.self_attn_norm, x, rows, z,
+    residual(c, layer.self_attn_norm, x, total, z,
              [&](const float* in, float* out) { self_attention(layer, l, in, rows, states, out); });
-    residual(c, layer.cross_attn_norm, x, rows, z, [&](const float* in, float* out) {
+    residual(c, layer.cross_attn_norm, x, total, z, [&](const float* in, float* out) {
       cross_attention(layer, l, in, rows, states, out);
     });
-    residual(c, layer.final_norm, x, rows, z, [&](const float* in, float* out) {
-      feed_forward(c, layer.fc1, layer.fc2, in, rows, z.hidden, out);
+    residual(c, layer.final_norm, x, total, z, [&](const float* in, float* out) {
+      feed_forward(c, layer.fc1, layer.fc2, in, total, z.hidden, out);
     });
   }
   if (c.norm_position == NormPosition::kPre)
-    ops::layer_norm(weights_.decoder_final_norm, x, rows, d, c.layer_norm_eps);
+    ops::layer_norm(weights_.decoder_final_norm, x, total, d, c.layer_norm_eps);
 
   const int vocab = c.target_vocab_size;
-  logits_.resize(static_cast<size_t>(rows) * vocab);  // [B, V]
-  for (int b = 0; b < rows; ++b) {
-    float* row = logits_.data() + static_cast<size_t>(b) * vocab;
+  logits_.resize(static_cast<size_t>(total) * vocab);  // [R, V]
+  for (int r = 0; r < total; ++r) {
+    float* row = logits_.data() + static_cast<size_t>(r) * vocab;
     if (weights_.final_logits_bias)
       std::copy(weights_.final_logits_bias, weights_.final_logits_bias + vocab, row);
     else
       std::fill(row, row + vocab, 0.0f);
   }
-  ops::gemm(rows, vocab, d, 1.0f, x, d, weights_.output_projection, d, true, 1.0f, logits_.data(),
+  ops::gemm(total, vocab, d, 1.0f, x, d, weights_.output_projection, d, true, 1.0f, logits_.data(),
             vocab);
-  for (DecoderState* state : states) ++state->length;
+  for (size_t b = 0; b < states.size(); ++b) states[b]->length += rows[b];
   return logits_;
 }
 

@@ -41,20 +41,30 @@ class Decoder {
   const std::vector<float>& step(const std::vector<int>& tokens,
                                  const std::vector<DecoderState*>& states);
 
+  // Feeds a whole run of tokens to one state in a single pass (causal mask inside the run) and
+  // returns the logits after every position: [T, target_vocab_size]. Used to score a known
+  // target and to check the cache; attention is not recorded.
+  const std::vector<float>& prefix(const std::vector<int>& tokens, DecoderState& state);
+
   // Number of cross-attention K/V projections done by start(), one per layer and batch.
   long long cross_projections() const { return cross_projections_; }
 
  private:
-  void self_attention(const DecoderLayerWeights& layer, int l, const float* in, int rows,
-                      const std::vector<DecoderState*>& states, float* out);
-  void cross_attention(const DecoderLayerWeights& layer, int l, const float* in, int rows,
-                       const std::vector<DecoderState*>& states, float* out);
+  // rows[b] new positions for states[b]; tokens holds them all, sentence after sentence.
+  const std::vector<float>& forward(const std::vector<int>& tokens, const std::vector<int>& rows,
+                                    const std::vector<DecoderState*>& states);
+  void self_attention(const DecoderLayerWeights& layer, int l, const float* in,
+                      const std::vector<int>& rows, const std::vector<DecoderState*>& states,
+                      float* out);
+  void cross_attention(const DecoderLayerWeights& layer, int l, const float* in,
+                       const std::vector<int>& rows, const std::vector<DecoderState*>& states,
+                       float* out);
 
   const ModelConfig& config_;
   const ModelWeights& weights_;
   LayerScratch scratch_;
   std::vector<float> x_, logits_;
-  std::vector<int> positions_;
+  std::vector<int> positions_, ones_;
   long long cross_projections_ = 0;
 };
 

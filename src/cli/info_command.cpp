@@ -1,0 +1,55 @@
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "minimt/blas_runtime.h"
+#include "minimt/model.h"
+
+namespace minimt::cli {
+namespace {
+
+std::string human_bytes(long long bytes) {
+  char text[32];
+  if (bytes >= (1 << 20))
+    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1048576.0);
+  else if (bytes >= 1024)
+    std::snprintf(text, sizeof text, "%.1f KB", bytes / 1024.0);
+  else
+    std::snprintf(text, sizeof text, "%lld B", bytes);
+  return text;
+}
+
+}  // namespace
+
+int run_info(const InfoArgs& args) {
+  auto model = Model::load(resolve_model_dir(args.model));
+  const ModelConfig& c = model->config();
+  std::cout << "model          " << model->directory() << "\n"
+            << "architecture   encoder-decoder Transformer, " << c.encoder_layers << " + "
+            << c.decoder_layers << " layers, " << to_string(c.norm_position) << "-norm\n"
+            << "d_model        " << c.d_model << "\n"
+            << "heads          " << c.num_heads << " x head_dim " << c.head_dim << "\n"
+            << "d_ff           " << c.d_ff << " (" << to_string(c.activation) << ")\n"
+            << "positions      " << to_string(c.positions) << ", max " << c.max_positions << "\n"
+            << "embeddings     " << (c.scale_embeddings ? "scaled by sqrt(d_model)" : "unscaled")
+            << ", output " << (c.tie_output ? "tied to decoder embeddings" : "lm_head")
+            << (model->weights().final_logits_bias ? " + final_logits_bias" : "") << "\n"
+            << "vocabulary     source " << c.source_vocab_size << ", target " << c.target_vocab_size
+            << "\n"
+            << "special ids    pad " << c.special.pad << ", unk " << c.special.unk << ", bos "
+            << c.special.bos << ", eos " << c.special.eos << ", decoder start "
+            << c.decoder_start_token << "\n"
+            << "parameters     " << model->weights().parameter_count << "\n";
+  for (const auto& file : model->files())
+    std::cout << "file           " << file.path << " (" << human_bytes(file.bytes) << ")\n";
+  const char* core_type = std::getenv("OPENBLAS_CORETYPE");
+  std::cout << "blas core      " << blas_core_name()
+            << (core_type ? std::string(" (OPENBLAS_CORETYPE=") + core_type + ")"
+                          : std::string(" (detected by OpenBLAS)"))
+            << "\n"
+            << "blas threads   " << blas_threads() << " per matrix product\n";
+  return 0;
+}
+
+}  // namespace minimt::cli

@@ -1,0 +1,30 @@
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "cli/commands.h"
+#include "minimt/paths.h"
+
+namespace minimt::cli {
+namespace {
+
+std::string executable_dir() {
+  char buffer[4096];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (n <= 0) return ".";
+  std::string path(buffer, n);
+  return path.substr(0, path.find_last_of('/'));
+}
+
+}  // namespace
+
+std::string resolve_model_dir(const std::string& option) {
+  if (!option.empty()) return option;
+  if (const char* env = std::getenv("MINIMT_MODEL"); env && *env) return env;
+  const std::string exe = executable_dir();
+  for (const char* relative : {"/../models/en-fr", "/../share/minimt/models/en-fr"})
+    if (file_size(exe + relative + std::string("/config.json")) >= 0) return exe + relative;
+  return exe + "/../models/en-fr";
+}
+
+}  // namespace minimt::cli

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian packages minimt needs (only the missing ones), then configures and builds
+# into build/. Safe to run again: with nothing missing and nothing changed it takes a second.
+#   tools/setup.sh [--packages "extra debian packages"]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libsentencepiece-dev
+  libopenblas-dev catch2 python3 python3-torch python3-sentencepiece)
+if [[ "${1:-}" == "--packages" ]]; then
+  read -r -a extra <<<"${2:-}"
+  packages+=("${extra[@]}")
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  if [[ $(id -u) -eq 0 ]]; then
+    sudo=()
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo=(sudo)
+  else
+    echo "setup: missing Debian packages; run this, then tools/setup.sh again:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ ! -f build/CMakeCache.txt ]]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+if ! cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
+  cat build/build.log >&2
+  echo "setup: the build failed (log above, also in build/build.log)" >&2
+  exit 1
+fi

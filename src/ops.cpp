@@ -15,6 +15,15 @@ void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float
           bool b_transposed, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
   flop_counter.fetch_add(2ull * m * n * k, std::memory_order_relaxed);
+  if (m == 1) {
+    // One row (a decoder step at batch 1, one query): sgemm would first pack all of B, which
+    // costs more than the product itself; sgemv streams B once.
+    if (b_transposed)  // c[n] = B[n, k] a[k]
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, alpha, b, ldb, a, 1, beta, c, 1);
+    else  // c[n] = B[k, n]^T a[k]
+      cblas_sgemv(CblasRowMajor, CblasTrans, k, n, alpha, b, ldb, a, 1, beta, c, 1);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, m, n, k, alpha,
               a, lda, b, ldb, beta, c, ldc);
 }

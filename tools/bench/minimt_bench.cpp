@@ -1,0 +1,137 @@
+// minimt_bench: measures this machine's limits and minimt's decoder against them.
+//   minimt_bench sgemm [SIZE]                     single-thread sgemm GFLOP/s (SIZE^3)
+//   minimt_bench bandwidth                        single-thread memory read GB/s
+//   minimt_bench steps MODEL_DIR BATCH STEPS      decoder steps/s at a batch size
+// Each prints one JSON object on stdout; tools/bench collects them into a table. Timings are
+// medians of several repeats.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "minimt/blas_runtime.h"
+#include "minimt/decoder.h"
+#include "minimt/encoder.h"
+#include "minimt/model.h"
+#include "minimt/ops.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+int bench_sgemm(int n) {
+  std::vector<float> a(static_cast<size_t>(n) * n, 0.5f), b(a.size(), 0.25f), c(a.size());
+  std::vector<double> rates;
+  for (int repeat = 0; repeat < 7; ++repeat) {
+    auto start = Clock::now();
+    minimt::ops::gemm(n, n, n, 1.0f, a.data(), n, b.data(), n, true, 0.0f, c.data(), n);
+    rates.push_back(2.0 * n * n * n / seconds_since(start) / 1e9);
+  }
+  std::printf("{\"sgemm_size\": %d, \"sgemm_gflops\": %.2f, \"blas_core\": \"%s\"}\n", n,
+              median(rates), minimt::blas_core_name().c_str());
+  return 0;
+}
+
+int bench_bandwidth() {
+  // 512 MiB, far larger than any cache: each pass reads it all from memory.
+  const size_t count = (512ull << 20) / sizeof(float);
+  std::vector<float> data(count, 1.0f);
+  std::vector<double> rates;
+  volatile float sink = 0.0f;
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    auto start = Clock::now();
+    float sums[16] = {};
+    for (size_t i = 0; i < count; i += 16)
+      for (int j = 0; j < 16; ++j) sums[j] += data[i + j];
+    double elapsed = seconds_since(start);
+    sink = sink + std::accumulate(sums, sums + 16, 0.0f);
+    rates.push_back(count * sizeof(float) / elapsed / 1e9);
+  }
+  std::printf("{\"read_bandwidth_gbs\": %.2f}\n", median(rates));
+  return 0;
+}
+
+// Bytes of weights one decoder step reads: every decoder layer but the cross-attention keys
+// and values (projected once per sentence), the output projection, and the final norms.
+double decoder_step_weight_bytes(const minimt::ModelConfig& c) {
+  const double d = c.d_model, w = c.attention_width(), ff = c.d_ff;
+  double self_attention = 3 * (w * d + w) + (d * w + d);
+  double cross_attention = (w * d + w) + (d * w + d);  // q and out only
+  double ffn = (ff * d + ff) + (d * ff + d);
+  double norms = 3 * 2 * d;
+  double per_layer = self_attention + cross_attention + ffn + norms;
+  double output = static_cast<double>(c.target_vocab_size) * d;
+  return 4.0 * (per_layer * c.decoder_layers + output);
+}
+
+int bench_steps(const std::string& dir, int batch, int steps) {
+  auto model = minimt::Model::load(dir);
+  const minimt::ModelConfig& c = model->config();
+  if (steps + 1 > c.max_positions) steps = c.max_positions - 1;
+  // A 12-token source per sentence; each step feeds a fixed token so no sentence stops.
+  std::vector<std::vector<int>> sources(batch);
+  for (int b = 0; b < batch; ++b) {
+    for (int i = 0; i < 11; ++i) sources[b].push_back(4 + (b + i) % (c.source_vocab_size - 4));
+    sources[b].push_back(c.special.eos);
+  }
+  std::vector<double> rates, flops;
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    minimt::Encoder encoder(c, model->weights());
+    minimt::Decoder decoder(c, model->weights());
+    auto encoded = encoder.forward(sources);
+    auto states = decoder.start(encoded);
+    std::vector<minimt::DecoderState*> pointers;
+    for (auto& state : states) pointers.push_back(&state);
+    std::vector<int> tokens(batch, c.decoder_start_token);
+    uint64_t flops_before = minimt::ops::gemm_flops();
+    auto start = Clock::now();
+    for (int step = 0; step < steps; ++step) {
+      const std::vector<float>& logits = decoder.step(tokens, pointers);
+      for (int b = 0; b < batch; ++b)
+        tokens[b] = minimt::ops::argmax(
+            logits.data() + static_cast<size_t>(b) * c.target_vocab_size, c.target_vocab_size);
+    }
+    double elapsed = seconds_since(start);
+    rates.push_back(steps / elapsed);
+    flops.push_back(static_cast<double>(minimt::ops::gemm_flops() - flops_before) / steps);
+  }
+  double steps_per_second = median(rates);
+  std::printf(
+      "{\"batch\": %d, \"steps\": %d, \"steps_per_second\": %.2f, \"ms_per_step\": %.3f, "
+      "\"gemm_flops_per_step\": %.0f, \"weight_bytes_per_step\": %.0f, \"blas_core\": \"%s\"}\n",
+      batch, steps, steps_per_second, 1000.0 / steps_per_second, median(flops),
+      decoder_step_weight_bytes(c), minimt::blas_core_name().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  minimt::ensure_fast_blas_kernels(argv);
+  minimt::set_blas_threads(1);
+  std::string command = argc > 1 ? argv[1] : "";
+  try {
+    if (command == "sgemm") return bench_sgemm(argc > 2 ? std::atoi(argv[2]) : 512);
+    if (command == "bandwidth") return bench_bandwidth();
+    if (command == "steps" && argc == 5)
+      return bench_steps(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "minimt_bench: %s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr,
+               "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS\n");
+  return 2;
+}

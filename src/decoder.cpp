@@ -143,17 +143,8 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
   if (c.norm_position == NormPosition::kPre)
     ops::layer_norm(weights_.decoder_final_norm, x, total, d, c.layer_norm_eps);
 
-  const int vocab = c.target_vocab_size;
-  logits_.resize(static_cast<size_t>(total) * vocab);  // [R, V]
-  for (int r = 0; r < total; ++r) {
-    float* row = logits_.data() + static_cast<size_t>(r) * vocab;
-    if (weights_.final_logits_bias)
-      std::copy(weights_.final_logits_bias, weights_.final_logits_bias + vocab, row);
-    else
-      std::fill(row, row + vocab, 0.0f);
-  }
-  ops::gemm(total, vocab, d, 1.0f, x, d, weights_.output_projection, d, true, 1.0f, logits_.data(),
-            vocab);
+  logits_.resize(static_cast<size_t>(total) * c.target_vocab_size);  // [R, V]
+  ops::linear(weights_.output, x, total, logits_.data());
   for (size_t b = 0; b < states.size(); ++b) states[b]->length += rows[b];
   return logits_;
 }

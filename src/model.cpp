@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
+
 #include "minimt/error.h"
 #include "minimt/paths.h"
 #include "minimt/safetensors.h"
@@ -21,6 +23,41 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, int expected_
 }
 
 }  // namespace
+
+void Model::pack_linear_weights() {
+  // MINIMT_KERNELS=openblas keeps every product in OpenBLAS (for comparisons).
+  const char* choice = std::getenv("MINIMT_KERNELS");
+  if (!packed_kernels_available() || (choice && std::string(choice) == "openblas")) return;
+  auto pack = [&](Linear& layer, bool release_original) {
+    packed_.emplace_back(layer.weight, layer.out, layer.in);
+    layer.packed = &packed_.back();
+    // The packed copy replaces the mapped original, so resident memory stays near the file size.
+    if (release_original) store_.release(layer.weight, static_cast<int64_t>(layer.out) * layer.in);
+  };
+  auto pack_attention = [&](AttentionWeights& attention) {
+    for (Linear* layer : {&attention.q, &attention.k, &attention.v, &attention.out})
+      pack(*layer, true);
+  };
+  for (auto& layer : weights_.encoder_layers) {
+    pack_attention(layer.self_attn);
+    pack(layer.fc1, true);
+    pack(layer.fc2, true);
+  }
+  for (auto& layer : weights_.decoder_layers) {
+    pack_attention(layer.self_attn);
+    pack_attention(layer.cross_attn);
+    pack(layer.fc1, true);
+    pack(layer.fc2, true);
+  }
+  // A tied output projection is also the embedding table, which is still read.
+  pack(weights_.output, !config_.tie_output);
+}
+
+size_t Model::packed_bytes() const {
+  size_t bytes = 0;
+  for (const auto& matrix : packed_) bytes += matrix.bytes();
+  return bytes;
+}
 
 std::shared_ptr<const Model> Model::load(const std::string& dir) {
   struct stat info {};
@@ -45,6 +82,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir) {
     read_inline_tensors(c.inline_weights, config_path, model->store_);
   }
   model->weights_ = bind_weights(c, model->store_, weights_file);
+  model->pack_linear_weights();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);
   const std::string target_path = join_path(dir, c.target_tokenizer);

@@ -1,7 +1,10 @@
 #include "minimt/ops.h"
 
+#include "minimt/packed_gemm.h"
+
 #include <cblas.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -33,10 +36,18 @@ uint64_t gemm_flops() {
 }
 
 void linear(const Linear& layer, const float* x, int rows, float* y) {
+  if (layer.packed) {
+    flop_counter.fetch_add(2ull * rows * layer.out * layer.in, std::memory_order_relaxed);
+    packed_linear(*layer.packed, layer.bias, x, rows, layer.in, y);
+    return;
+  }
   // Start from the bias broadcast over rows, then accumulate x W^T into it (beta = 1).
   for (int r = 0; r < rows; ++r) {
     float* out = y + static_cast<int64_t>(r) * layer.out;
-    for (int j = 0; j < layer.out; ++j) out[j] = layer.bias[j];
+    if (layer.bias)
+      std::copy(layer.bias, layer.bias + layer.out, out);
+    else
+      std::fill(out, out + layer.out, 0.0f);
   }
   gemm(rows, layer.out, layer.in, 1.0f, x, layer.in, layer.weight, layer.in, true, 1.0f, y,
        layer.out);

@@ -48,6 +48,13 @@ MappedFile::MappedFile(const std::string& path) {
   ::close(fd);
 }
 
+void MappedFile::release(const void* begin, size_t bytes) const {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto first = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
+  const auto last = (reinterpret_cast<uintptr_t>(begin) + bytes) / page * page;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
@@ -59,6 +66,13 @@ void TensorStore::add_view(const std::string& name, Shape shape, const float* da
 void TensorStore::add_owned(const std::string& name, Shape shape, std::vector<float> values) {
   owned_.push_back(std::move(values));
   add_view(name, std::move(shape), owned_.back().data());
+}
+
+void TensorStore::release(const float* data, int64_t count) const {
+  const auto* begin = reinterpret_cast<const uint8_t*>(data);
+  for (const auto& file : files_)
+    if (begin >= file->data() && begin < file->data() + file->size())
+      file->release(begin, static_cast<size_t>(count) * sizeof(float));
 }
 
 const TensorView* TensorStore::find(const std::string& name) const {

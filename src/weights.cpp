@@ -97,9 +97,11 @@ ModelWeights bind_weights(const ModelConfig& c, const TensorStore& store, const 
     w.encoder_final_norm = bind.layer_norm("encoder.layer_norm", d);
     w.decoder_final_norm = bind.layer_norm("decoder.layer_norm", d);
   }
-  w.output_projection =
+  w.output.weight =
       c.tie_output ? w.target_embeddings : bind.tensor("lm_head.weight", {c.target_vocab_size, d});
-  w.final_logits_bias = bind.optional("final_logits_bias", {c.target_vocab_size});
+  w.output.bias = bind.optional("final_logits_bias", {c.target_vocab_size});
+  w.output.out = c.target_vocab_size;
+  w.output.in = d;
   bind.reject_unknown();
   w.parameter_count = bind.parameters();
   return w;

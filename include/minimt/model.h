@@ -2,11 +2,13 @@
 // reads model files.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "minimt/config.h"
+#include "minimt/packed_gemm.h"
 #include "minimt/tensor.h"
 #include "minimt/tokenizer.h"
 #include "minimt/weights.h"
@@ -29,6 +31,8 @@ class Model {
   const Tokenizer& source_tokenizer() const { return *source_; }
   const Tokenizer& target_tokenizer() const { return *target_; }
   const std::vector<ModelFile>& files() const { return files_; }
+  // Bytes of weights packed for minimt's own matrix kernel (0 when OpenBLAS does every product).
+  size_t packed_bytes() const;
 
  private:
   Model() = default;
@@ -38,6 +42,9 @@ class Model {
   ModelWeights weights_;
   std::unique_ptr<Tokenizer> source_, target_;
   std::vector<ModelFile> files_;
+  std::deque<PackedMatrix> packed_;  // deque: adding one never moves the others
+
+  void pack_linear_weights();
 };
 
 }  // namespace minimt

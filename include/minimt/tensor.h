@@ -30,6 +30,8 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // Drops the whole pages inside [begin, begin + bytes) from memory (madvise DONTNEED).
+  void release(const void* begin, size_t bytes) const;
 
  private:
   const uint8_t* data_ = nullptr;
@@ -45,6 +47,11 @@ class TensorStore {
   void keep_alive(std::shared_ptr<MappedFile> file) { files_.push_back(std::move(file)); }
 
   const TensorView* find(const std::string& name) const;
+
+  // Tells the kernel that count floats at data, if they lie in a mapped file, will not be read
+  // again soon (they were copied elsewhere), so their pages stop counting as resident memory.
+  // Reading them later is still correct: the pages come back from the file.
+  void release(const float* data, int64_t count) const;
   const std::map<std::string, TensorView>& all() const { return tensors_; }
 
  private:

@@ -10,11 +10,14 @@
 
 namespace minimt {
 
+class PackedMatrix;
+
 // y = x W^T + b, the PyTorch convention.
 struct Linear {
   const float* weight = nullptr;  // [out, in]
-  const float* bias = nullptr;    // [out]
+  const float* bias = nullptr;    // [out], or null for none
   int out = 0, in = 0;
+  const PackedMatrix* packed = nullptr;  // the same weight packed for minimt's kernel, if any
 };
 
 struct LayerNormWeights {
@@ -52,8 +55,9 @@ struct ModelWeights {
   std::vector<DecoderLayerWeights> decoder_layers;
   LayerNormWeights encoder_final_norm;       // pre-norm only
   LayerNormWeights decoder_final_norm;       // pre-norm only
-  const float* output_projection = nullptr;  // [target_vocab_size, d_model]: tied or lm_head
-  const float* final_logits_bias = nullptr;  // [target_vocab_size] or null
+  // Logits: weight [target_vocab_size, d_model] is the tied decoder embedding or lm_head;
+  // bias is final_logits_bias or null.
+  Linear output;
   long long parameter_count = 0;
 };
 

@@ -34,7 +34,7 @@ int run_info(const InfoArgs& args) {
             << "positions      " << to_string(c.positions) << ", max " << c.max_positions << "\n"
             << "embeddings     " << (c.scale_embeddings ? "scaled by sqrt(d_model)" : "unscaled")
             << ", output " << (c.tie_output ? "tied to decoder embeddings" : "lm_head")
-            << (model->weights().final_logits_bias ? " + final_logits_bias" : "") << "\n"
+            << (model->weights().output.bias ? " + final_logits_bias" : "") << "\n"
             << "vocabulary     source " << c.source_vocab_size << ", target " << c.target_vocab_size
             << "\n"
             << "special ids    pad " << c.special.pad << ", unk " << c.special.unk << ", bos "
@@ -48,7 +48,13 @@ int run_info(const InfoArgs& args) {
             << (core_type ? std::string(" (OPENBLAS_CORETYPE=") + core_type + ")"
                           : std::string(" (detected by OpenBLAS)"))
             << "\n"
-            << "blas threads   " << blas_threads() << " per matrix product\n";
+            << "blas threads   " << blas_threads() << " per matrix product\n"
+            << "linear layers  "
+            << (model->packed_bytes()
+                    ? "minimt's AVX-512 kernel on packed weights (" +
+                          human_bytes(static_cast<long long>(model->packed_bytes())) + ")"
+                    : std::string("OpenBLAS"))
+            << "\n";
   return 0;
 }
 

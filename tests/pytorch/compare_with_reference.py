@@ -35,7 +35,7 @@ MAX_LENGTH = 12
 # The format's forward pass makes the source of "" just [eos], so the reference runs the
 # model on it. The engine instead translates blank input to "" without running the model
 # (include/minimt/translator.h). Set this to True if the format adopts that policy.
-BLANK_INPUT_SKIPPED = False
+BLANK_INPUT_SKIPPED = True
 ATTENTION_TOLERANCE = 1e-4
 ROW_SUM_TOLERANCE = 1e-5
 

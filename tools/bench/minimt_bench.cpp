@@ -6,6 +6,7 @@
 // medians of several repeats.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -24,6 +25,13 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// CPU time of this thread: on a busy machine it shows what the work costs, wall time does not.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 double median(std::vector<double> values) {
@@ -86,7 +94,7 @@ int bench_steps(const std::string& dir, int batch, int steps) {
     for (int i = 0; i < 11; ++i) sources[b].push_back(4 + (b + i) % (c.source_vocab_size - 4));
     sources[b].push_back(c.special.eos);
   }
-  std::vector<double> rates, flops;
+  std::vector<double> rates, cpu_rates, flops;
   for (int repeat = 0; repeat < 5; ++repeat) {
     minimt::Encoder encoder(c, model->weights());
     minimt::Decoder decoder(c, model->weights());
@@ -97,6 +105,7 @@ int bench_steps(const std::string& dir, int batch, int steps) {
     std::vector<int> tokens(batch, c.decoder_start_token);
     uint64_t flops_before = minimt::ops::gemm_flops();
     auto start = Clock::now();
+    double cpu_start = thread_cpu_seconds();
     for (int step = 0; step < steps; ++step) {
       const std::vector<float>& logits = decoder.step(tokens, pointers);
       for (int b = 0; b < batch; ++b)
@@ -105,13 +114,15 @@ int bench_steps(const std::string& dir, int batch, int steps) {
     }
     double elapsed = seconds_since(start);
     rates.push_back(steps / elapsed);
+    cpu_rates.push_back(steps / (thread_cpu_seconds() - cpu_start));
     flops.push_back(static_cast<double>(minimt::ops::gemm_flops() - flops_before) / steps);
   }
   double steps_per_second = median(rates);
   std::printf(
       "{\"batch\": %d, \"steps\": %d, \"steps_per_second\": %.2f, \"ms_per_step\": %.3f, "
+      "\"cpu_steps_per_second\": %.2f, "
       "\"gemm_flops_per_step\": %.0f, \"weight_bytes_per_step\": %.0f, \"blas_core\": \"%s\"}\n",
-      batch, steps, steps_per_second, 1000.0 / steps_per_second, median(flops),
+      batch, steps, steps_per_second, 1000.0 / steps_per_second, median(cpu_rates), median(flops),
       decoder_step_weight_bytes(c), minimt::blas_core_name().c_str());
   return 0;
 }

@@ -25,19 +25,24 @@ std::string blas_core_name() {
   return name ? name : "unknown";
 }
 
+std::string blas_core_to_request(const char* user_setting, const std::string& current_core,
+                                 const std::string& preferred_core) {
+  if (user_setting || preferred_core.empty()) return "";  // the user's choice stands
+  auto same = [&](const char* name) { return strcasecmp(current_core.c_str(), name) == 0; };
+  if (same(preferred_core.c_str())) return "";
+  // OpenBLAS recognised the CPU as a newer member of the preferred family.
+  if (preferred_core == "SkylakeX" && (same("Cooperlake") || same("SapphireRapids"))) return "";
+  if (preferred_core == "Haswell" && (same("Zen") || same("SkylakeX") || same("Cooperlake")))
+    return "";
+  return preferred_core;
+}
+
 void ensure_fast_blas_kernels(char** argv) {
-  if (std::getenv("OPENBLAS_CORETYPE")) return;  // the user's choice stands
-  std::string preferred = preferred_blas_core();
-  if (preferred.empty()) return;
-  std::string current = blas_core_name();
-  // Already on a kernel set of this family: OpenBLAS recognised the CPU (or a better one).
-  if (strcasecmp(current.c_str(), preferred.c_str()) == 0 ||
-      strcasecmp(current.c_str(), "Cooperlake") == 0 ||
-      strcasecmp(current.c_str(), "SapphireRapids") == 0 ||
-      (preferred == "Haswell" && strcasecmp(current.c_str(), "Zen") == 0))
-    return;
+  std::string core = blas_core_to_request(std::getenv("OPENBLAS_CORETYPE"), blas_core_name(),
+                                          preferred_blas_core());
+  if (core.empty()) return;
   // Setting the variable first also guarantees the new process does not re-execute again.
-  setenv("OPENBLAS_CORETYPE", preferred.c_str(), 1);
+  setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
   execv("/proc/self/exe", argv);
   // execv returned: keep running on the kernels already loaded.
 }

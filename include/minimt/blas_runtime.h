@@ -12,6 +12,12 @@ namespace minimt {
 // OpenBLAS.
 std::string preferred_blas_core();
 
+// The OPENBLAS_CORETYPE to set before re-executing, or "" to run as is: "" when the user set
+// the variable (user_setting not null), when there is no better core, or when OpenBLAS already
+// runs the preferred core (or a newer one of its family).
+std::string blas_core_to_request(const char* user_setting, const std::string& current_core,
+                                 const std::string& preferred_core);
+
 // If OPENBLAS_CORETYPE is unset and OpenBLAS chose a slower core than the CPU supports, sets it
 // and re-executes /proc/self/exe with the same arguments. Returns only when no re-exec happened
 // (or it failed, in which case minimt runs on the slower kernels). Respects a value already set.

@@ -55,6 +55,25 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   tokenize_cmd->add_option("text", tokenize.texts, "texts; with none, read stdin lines");
 
+  minimt::cli::ViewArgs view;
+  CLI::App* view_cmd = app.add_subcommand(
+      "view", "render an attention dump as one self-contained HTML page of heatmaps");
+  view_cmd->add_option("dump", view.dump, "the dump (translate --dump-attention); - for stdin")
+      ->required();
+  view_cmd->add_option("-o,--output", view.output,
+                       "the page to write (default: the dump's name with .html; - for stdout)");
+  view_cmd->add_option("--title", view.title, "the page's title");
+  view_cmd
+      ->add_option("--sentences", view.sentences,
+                   "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](std::string& item) {
+            return minimt::cli::is_sentence_range(item) ? std::string()
+                                                        : "not a sentence number or range: " + item;
+          },
+          "N|N-M"));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -72,6 +91,7 @@ int main(int argc, char** argv) {
     if (*translate_cmd) return minimt::cli::run_translate(translate);
     if (*info_cmd) return minimt::cli::run_info(info);
     if (*tokenize_cmd) return minimt::cli::run_tokenize(tokenize);
+    if (*view_cmd) return minimt::cli::run_view(view);
   } catch (const minimt::Error& e) {
     std::cerr << "minimt: error: " << e.what() << "\n";
     return kExitFailure;

@@ -1,0 +1,309 @@
+// The attention page: reading dumps (full, partial, failed and blank sentences), the page's
+// structure (one heatmap per type, layer and head), its labels and its embedded weights.
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "minimt/attention_view.h"
+#include "minimt/error.h"
+
+using namespace minimt;
+using nlohmann::json;
+
+namespace {
+
+// A distinct, recognisable weight per position: 0.ABCD with A = layer+1, B = head+1, C = row+1,
+// D = column+1 (tests use at most 9 of each); the decoder's upper triangle is 0.
+float weight(int type, int l, int h, int i, int j) {
+  if (type == 1 && j > i) return 0.0f;
+  return (l + 1) * 0.1f + (h + 1) * 0.01f + (i + 1) * 0.001f + (j + 1) * 0.0001f + type * 0.00001f;
+}
+
+json matrices(int type, int layers, const std::vector<int>& heads, int rows, int cols,
+              const std::vector<int>& layer_ids) {
+  json out = json::array();
+  for (int a = 0; a < layers; ++a) {
+    json layer = json::array();
+    for (int h : heads) {
+      json m = json::array();
+      for (int i = 0; i < rows; ++i) {
+        json row = json::array();
+        for (int j = 0; j < cols; ++j) row.push_back(weight(type, layer_ids[a], h, i, j));
+        m.push_back(row);
+      }
+      layer.push_back(m);
+    }
+    out.push_back(layer);
+  }
+  return out;
+}
+
+const std::string W = "\xE2\x96\x81";  // ▁
+
+// A dump as `minimt translate --dump-attention` writes it: 2 encoder and 2 decoder layers,
+// the given heads; sentence 1 translated, sentence 2 failed, sentence 3 blank.
+json make_dump(std::vector<std::string> types = {"encoder", "decoder", "cross"},
+               json layers = nullptr, std::vector<int> heads = {0, 1, 2}) {
+  std::vector<int> layer_ids;
+  if (layers.is_null())
+    layer_ids = {0, 1};
+  else
+    for (int l : layers) layer_ids.push_back(l < 0 ? 2 + l : l);
+  json s1 = {{"source", "The cat <b>sleeps</b>."},
+             {"translation", "Le chat dort."},
+             {"source_tokens", {W + "The", W + "cat", W + "<b>sleeps</script>", "</s>"}},
+             {"decoder_input_tokens", {"<s>", W + "Le", W + "chat", W + "dort."}},
+             {"output_tokens", {W + "Le", W + "chat", W + "dort.", "</s>"}}};
+  const int S = 4, T = 4, L = static_cast<int>(layer_ids.size());
+  for (const std::string& type : types) {
+    if (type == "encoder") s1["encoder_self_attention"] = matrices(0, L, heads, S, S, layer_ids);
+    if (type == "decoder") s1["decoder_self_attention"] = matrices(1, L, heads, T, T, layer_ids);
+    if (type == "cross") s1["cross_attention"] = matrices(2, L, heads, T, S, layer_ids);
+  }
+  json s2 = {{"source", "bad \xC3"}, {"error", "invalid UTF-8 at byte 4"}};
+  json s3 = {{"source", ""},
+             {"translation", ""},
+             {"source_tokens", json::array()},
+             {"decoder_input_tokens", json::array()},
+             {"output_tokens", json::array()}};
+  for (const std::string& type : types) {
+    const char* key = type == "encoder"   ? "encoder_self_attention"
+                      : type == "decoder" ? "decoder_self_attention"
+                                          : "cross_attention";
+    s3[key] = json::array();
+  }
+  return {{"format", "minimt-attention"},
+          {"version", 1},
+          {"model", "/models/toy"},
+          {"selection", {{"types", types}, {"layers", layers}, {"heads", heads}}},
+          {"sentences", {s1, s2, s3}}};
+}
+
+std::string render(const json& dump, ViewOptions options = {}, ViewSummary* summary = nullptr) {
+  AttentionDump parsed = parse_attention_dump(dump, "test.json");
+  std::ostringstream out;
+  ViewSummary s = write_attention_page(parsed, out, options);
+  if (summary) *summary = s;
+  return out.str();
+}
+
+json page_data(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"minimt-data\">";
+  size_t begin = page.find(open);
+  REQUIRE(begin != std::string::npos);
+  begin += open.size();
+  size_t end = page.find("</script>", begin);
+  REQUIRE(end != std::string::npos);
+  return json::parse(page.substr(begin, end - begin));
+}
+
+// (type, layer position, head) of every heatmap figure.
+std::multiset<std::string> figures(const std::string& page) {
+  std::multiset<std::string> out;
+  std::regex figure(
+      "<figure class=\"heatmap( average)?\" data-type=\"(\\w+)\" data-layer=\"(\\d+)\" "
+      "data-head=\"(\\w+)\"");
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), figure);
+       it != std::sregex_iterator(); ++it)
+    out.insert((*it)[2].str() + "/" + (*it)[3].str() + "/" + (*it)[4].str());
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("half floats: exact values, rounding, small weights", "[view]") {
+  CHECK(float_to_half(1.0f) == 0x3C00);
+  CHECK(float_to_half(0.5f) == 0x3800);
+  CHECK(float_to_half(0.0f) == 0);
+  CHECK(float_to_half(65504.0f) == 0x7BFF);
+  CHECK(float_to_half(1e6f) == 0x7C00);
+  CHECK(float_to_half(5.96046448e-8f) == 0x0001);  // the smallest subnormal
+  CHECK(half_to_float(0x3C00) == 1.0f);
+  CHECK(half_to_float(0x0001) == Approx(5.96046448e-8f));
+  // Every weight in [0, 1] comes back within half a unit in the last place (2^-11 relative).
+  for (float w : {0.123456f, 0.999999f, 0.000123f, 7.5e-6f, 0.3333333f, 1.0f}) {
+    float back = half_to_float(float_to_half(w));
+    CHECK(std::abs(back - w) <= w * (1.0f / 2048) + 6e-8f);
+  }
+  CHECK(encode_weights({1.0f}) == "ADw=");  // 0x3C00 little-endian: 00 3C
+  std::vector<float> values = {0.0f, 0.25f, 0.5f, 1.0f, 0.1f};
+  std::vector<float> back = decode_weights(encode_weights(values));
+  REQUIRE(back.size() == values.size());
+  for (size_t i = 0; i < values.size(); ++i) CHECK(back[i] == Approx(values[i]).epsilon(1e-3));
+}
+
+TEST_CASE("the page has one heatmap per type, layer and head, plus head averages", "[view]") {
+  ViewSummary summary;
+  std::string page = render(make_dump(), {}, &summary);
+  CHECK(summary.sentences == 3);
+  CHECK(summary.heatmaps == 3 * 2 * 3);
+  CHECK(summary.averages == 3 * 2);
+  std::multiset<std::string> found = figures(page);
+  CHECK(found.size() == 3 * 2 * 4);
+  for (const char* type : {"encoder", "decoder", "cross"})
+    for (int l = 0; l < 2; ++l)
+      for (const char* head : {"0", "1", "2", "avg"})
+        CHECK(found.count(std::string(type) + "/" + std::to_string(l) + "/" + head) == 1);
+  CHECK(count(page, "<canvas class=\"cells\">") == 24);
+  CHECK(page.find("layer 1 &middot; head 2") != std::string::npos);
+  CHECK(page.find("layer 0 &middot; average of 3 heads") != std::string::npos);
+  CHECK(page.find("Encoder self-attention") != std::string::npos);
+  CHECK(page.find("Decoder masked self-attention") != std::string::npos);
+  CHECK(page.find("Cross-attention") != std::string::npos);
+  CHECK(page.find("id=\"minimt-status\"") != std::string::npos);
+}
+
+TEST_CASE("the page is self-contained and safe", "[view]") {
+  std::string page = render(make_dump());
+  // No network: nothing fetched from anywhere.
+  for (const char* outside : {"http://", "https://", "src=\"", "<link", "@import", "url("})
+    CHECK(page.find(outside) == std::string::npos);
+  // The source text is escaped in the HTML; the token holding "</script>" cannot end the data.
+  CHECK(page.find("The cat &lt;b&gt;sleeps&lt;/b&gt;.") != std::string::npos);
+  CHECK(page.find("<b>sleeps") == std::string::npos);
+  CHECK(count(page, "</script>") == 3);  // the error handler, the data, the main script
+  CHECK(page.find("{{") == std::string::npos);
+}
+
+TEST_CASE("the page embeds the tokens and every weight", "[view]") {
+  json dump = make_dump();
+  json data = page_data(render(dump));
+  REQUIRE(data["sentences"].size() == 3);
+  const json& s = data["sentences"][0];
+  CHECK(s["number"] == 1);
+  CHECK(s["source_tokens"] == dump["sentences"][0]["source_tokens"]);
+  CHECK(s["decoder_input_tokens"] == dump["sentences"][0]["decoder_input_tokens"]);
+  CHECK(s["output_tokens"] == dump["sentences"][0]["output_tokens"]);
+  CHECK(s["source_tokens"][2] == W + "<b>sleeps</script>");
+  CHECK(data["model"] == "/models/toy");
+
+  const char* types[] = {"encoder", "decoder", "cross"};
+  const int rows[] = {4, 4, 4}, cols[] = {4, 4, 4};
+  for (int type = 0; type < 3; ++type) {
+    INFO(types[type]);
+    const json& m = s["attention"][types[type]];
+    CHECK(m["layers"] == json({"0", "1"}));
+    CHECK(m["heads"] == json({0, 1, 2}));
+    CHECK(m["rows"] == rows[type]);
+    CHECK(m["cols"] == cols[type]);
+    const bool lower = type == 1;
+    CHECK(m["lower"] == lower);
+    std::vector<float> w = decode_weights(m["w"].get<std::string>());
+    size_t k = 0;
+    for (int l = 0; l < 2; ++l)
+      for (int h = 0; h < 3; ++h)
+        for (int i = 0; i < rows[type]; ++i)
+          for (int j = 0; j < (lower ? i + 1 : cols[type]); ++j) {
+            REQUIRE(k < w.size());
+            CHECK(w[k++] == Approx(weight(type, l, h, i, j)).epsilon(1e-3));
+          }
+    CHECK(k == w.size());  // the decoder keeps only the lower triangle: the rest is masked
+  }
+  // Sentence 2 failed, sentence 3 is blank: no matrices.
+  CHECK(data["sentences"][1]["error"] == "invalid UTF-8 at byte 4");
+  CHECK(data["sentences"][1]["attention"].empty());
+  CHECK(data["sentences"][2]["attention"].empty());
+}
+
+TEST_CASE("failed and blank sentences get a note instead of heatmaps", "[view]") {
+  std::string page = render(make_dump());
+  CHECK(page.find("This sentence was not translated: invalid UTF-8 at byte 4") !=
+        std::string::npos);
+  CHECK(page.find("A blank line: no tokens") != std::string::npos);
+  CHECK(page.find("id=\"sentence-2\"") != std::string::npos);
+  CHECK(page.find("id=\"sentence-3\"") != std::string::npos);
+}
+
+TEST_CASE("a dump with only some types, layers and heads", "[view]") {
+  json dump = make_dump({"cross"}, json::array({-1}), {1});
+  ViewSummary summary;
+  std::string page = render(dump, {}, &summary);
+  CHECK(summary.heatmaps == 1);
+  std::multiset<std::string> found = figures(page);
+  CHECK(found == std::multiset<std::string>{"cross/0/0", "cross/0/avg"});
+  CHECK(page.find("layer -1 &middot; head 1") != std::string::npos);
+  CHECK(count(page, "Not in the dump") == 2);  // encoder and decoder
+  json data = page_data(page);
+  const json& m = data["sentences"][0]["attention"]["cross"];
+  CHECK(m["layers"] == json({"-1"}));
+  CHECK(m["heads"] == json({1}));
+  std::vector<float> w = decode_weights(m["w"].get<std::string>());
+  REQUIRE(w.size() == 16);
+  CHECK(w[5] == Approx(weight(2, 1, 1, 1, 1)).epsilon(1e-3));  // layer -1 is layer 1 here
+}
+
+TEST_CASE("dump_layer_labels undoes the writer's selection", "[view]") {
+  CHECK(dump_layer_labels(nullptr, 3) == std::vector<std::string>{"0", "1", "2"});
+  CHECK(dump_layer_labels(json::array({0, -1}), 2) == std::vector<std::string>{"0", "-1"});
+  // --dump-layers 1,4 on a model with 6 encoder and 2 decoder layers: the decoder keeps layer 1.
+  CHECK(dump_layer_labels(json::array({1, 4}), 2) == std::vector<std::string>{"1", "4"});
+  CHECK(dump_layer_labels(json::array({1, 4}), 1) == std::vector<std::string>{"1"});
+  CHECK(dump_layer_labels(json::array({4, -1, 1}), 2) == std::vector<std::string>{"-1", "1"});
+  CHECK(dump_layer_labels(json::array({5}), 0).empty());
+  // Nonsense falls back to positions.
+  CHECK(dump_layer_labels(json::array({0}), 2) == std::vector<std::string>{"0", "1"});
+}
+
+TEST_CASE("choosing sentences", "[view]") {
+  ViewOptions options;
+  options.sentences = {3, 1, 3};
+  options.title = "My <title>";
+  ViewSummary summary;
+  std::string page = render(make_dump(), options, &summary);
+  CHECK(summary.sentences == 2);
+  json data = page_data(page);
+  REQUIRE(data["sentences"].size() == 2);
+  CHECK(data["sentences"][0]["number"] == 3);
+  CHECK(data["sentences"][1]["number"] == 1);
+  CHECK(page.find("<title>My &lt;title&gt;</title>") != std::string::npos);
+  options.sentences = {4};
+  CHECK_THROWS_WITH(render(make_dump(), options), Catch::Contains("sentence 4 is not in the dump"));
+}
+
+TEST_CASE("malformed dumps are refused with a message that says where", "[view]") {
+  CHECK_THROWS_WITH(parse_attention_dump(json::object(), "d.json"),
+                    Catch::Contains("not a minimt attention dump"));
+  json dump = make_dump();
+  dump["version"] = 2;
+  CHECK_THROWS_WITH(parse_attention_dump(dump, "d.json"), Catch::Contains("version 2"));
+
+  dump = make_dump();
+  dump["sentences"][0]["cross_attention"][1][2].erase(3);
+  CHECK_THROWS_WITH(parse_attention_dump(dump, "d.json"),
+                    Catch::Contains("sentence 1: cross_attention[1][2] should have 4 rows"));
+
+  dump = make_dump();
+  dump["sentences"][0]["encoder_self_attention"][0][0][1].push_back(0.5);
+  CHECK_THROWS_WITH(parse_attention_dump(dump, "d.json"),
+                    Catch::Contains("encoder_self_attention[0][0][1] should have 4 weights"));
+
+  dump = make_dump();
+  dump["sentences"][0]["decoder_self_attention"][0].erase(0);
+  CHECK_THROWS_WITH(parse_attention_dump(dump, "d.json"), Catch::Contains("list of 3 heads"));
+
+  dump = make_dump();
+  dump["sentences"][0]["output_tokens"].erase(0);
+  CHECK_THROWS_WITH(parse_attention_dump(dump, "d.json"), Catch::Contains("differ in length"));
+
+  std::istringstream broken("{\"format\": ");
+  CHECK_THROWS_WITH(read_attention_dump(broken, "d.json"), Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("a dump without a selection object is read from its shapes", "[view]") {
+  json dump = make_dump();
+  dump.erase("selection");
+  AttentionDump parsed = parse_attention_dump(dump, "d.json");
+  REQUIRE(parsed.sentences[0].attention.size() == 3);
+  CHECK(parsed.sentences[0].attention[0].heads == std::vector<int>{0, 1, 2});
+  CHECK(parsed.sentences[0].attention[2].layer_labels == std::vector<std::string>{"0", "1"});
+  CHECK(parsed.sentences[0].attention[2].at(1, 2, 3, 0) == Approx(weight(2, 1, 2, 3, 0)));
+}

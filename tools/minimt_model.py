@@ -10,6 +10,9 @@ Interface:
         .encode(src_ids, src_pad_mask=None)              -> enc_out [B, S, D]
         .forward(src_ids, tgt_in, src_pad_mask=None, tgt_pad_mask=None) -> logits [B, T, V]
         .greedy(src_ids, max_length, src_pad_mask=None, record_attention=False) -> list of dict
+        .greedy_fast(src_ids, max_length, src_pad_mask=None) -> list of dict (ids, scores)
+        .start_decoding(enc_out, src_pad_mask, max_length) -> DecodingState
+        .decode_step(tokens, state) -> logits [B, V]       (one cached step, for benchmarks)
     make_config(**overrides) -> dict
     save_model(model, config, out_dir, dtype="F32")      dtype: F32 | F16 | BF16 | inline
     load_model(model_dir) -> (model, config)
@@ -247,6 +250,51 @@ class DecoderLayer(_Layer):
         x, _ = self._residual(x, self.final_layer_norm, self._ffn)
         return x, self_w, cross_w
 
+    def fast_step(self, x, k_cache, v_cache, t, cross_kv, cross_mask):
+        """One decoding step on preallocated caches k_cache/v_cache [B, H, L, dk]: writes
+        position t and attends over 0..t (views, no copy). No attention weights."""
+        def self_attention(h):
+            k, v = self.self_attn.project_kv(h)                             # [B, H, 1, dk]
+            k_cache[:, :, t:t + 1] = k
+            v_cache[:, :, t:t + 1] = v
+            return self.self_attn.attend(h, k_cache[:, :, :t + 1], v_cache[:, :, :t + 1])
+
+        x, _ = self._residual(x, self.self_attn_layer_norm, self_attention)
+        x, _ = self._residual(
+            x, self.encoder_attn_layer_norm,
+            lambda h: self.encoder_attn.attend(h, cross_kv[0], cross_kv[1], cross_mask))
+        x, _ = self._residual(x, self.final_layer_norm, self._ffn)
+        return x
+
+
+class DecodingState:
+    """Everything a cached greedy search keeps between steps, for the rows still decoding:
+    per layer preallocated self-attention K/V [B, H, L, dk] and the cross-attention K/V of
+    the encoder output, the cross mask, and the step count."""
+
+    def __init__(self, caches, cross_kv, cross_mask, capacity):
+        self.caches = caches          # list of (k, v)
+        self.cross_kv = cross_kv      # list of (k, v)
+        self.cross_mask = cross_mask  # [B, 1, 1, S] additive, or None
+        self.capacity = capacity
+        self.step = 0
+
+    def select(self, rows):
+        """Keep only the batch rows `rows` (a LongTensor), e.g. when sentences finish."""
+        t = self.step
+        caches = []
+        for k, v in self.caches:
+            nk = k.new_empty((len(rows),) + tuple(k.shape[1:]))
+            nv = v.new_empty(nk.shape)
+            nk[:, :, :t] = k[rows, :, :t]
+            nv[:, :, :t] = v[rows, :, :t]
+            caches.append((nk, nv))
+        self.caches = caches
+        self.cross_kv = [(k.index_select(0, rows), v.index_select(0, rows))
+                         for k, v in self.cross_kv]
+        if self.cross_mask is not None:
+            self.cross_mask = self.cross_mask.index_select(0, rows)
+
 
 class _Stack(nn.Module):
     """Embeddings, layers and (pre-norm) final LayerNorm of one side."""
@@ -475,6 +523,76 @@ class MinimtTransformer(nn.Module):
                     i, len(ids[i]), src_lengths[i], enc_weights, self_steps, cross_steps))
             results.append(result)
         return results
+
+    # -- fast greedy decoding (no attention or logits records)
+
+    def start_decoding(self, enc_out, src_pad_mask, capacity):
+        """The decoding state of a batch whose encoder output is enc_out [B, S, D], with room
+        for `capacity` decoder positions."""
+        b = enc_out.shape[0]
+        first = self.decoder.layers[0].self_attn
+        shape = (b, first.num_heads, max(1, capacity), first.head_dim)
+        caches = [(enc_out.new_empty(shape), enc_out.new_empty(shape))
+                  for _ in self.decoder.layers]
+        cross_kv = [layer.encoder_attn.project_kv(enc_out) for layer in self.decoder.layers]
+        return DecodingState(caches, cross_kv, _key_padding_mask(src_pad_mask, enc_out.dtype),
+                             capacity)
+
+    def decode_step(self, tokens, state):
+        """tokens [B, 1] at position state.step -> logits [B, V]; advances state.step."""
+        t = state.step
+        if t >= state.capacity:
+            raise ValueError("decoding state holds %d positions" % state.capacity)
+        x = self.decoder.embed(tokens, start=t)                             # [B, 1, D]
+        for layer, (k, v), kv in zip(self.decoder.layers, state.caches, state.cross_kv):
+            x = layer.fast_step(x, k, v, t, kv, state.cross_mask)
+        state.step = t + 1
+        return self.logits(self.decoder.finish(x[:, 0]))                   # [B, V]
+
+    def greedy_fast(self, src_ids, max_length, src_pad_mask=None):
+        """Greedy decoding as greedy() (same ids and scores), written for speed: inference
+        mode, preallocated K/V caches, and finished sentences leave the batch. Returns per
+        sentence {"ids", "scores"}."""
+        was_training = self.training
+        self.eval()
+        try:
+            with torch.inference_mode():
+                return self._greedy_fast(src_ids, max_length, src_pad_mask)
+        finally:
+            self.train(was_training)
+
+    def _greedy_fast(self, src_ids, max_length, src_pad_mask):
+        b = src_ids.shape[0]
+        max_length = max(0, min(int(max_length), self.max_positions))
+        ids = [[] for _ in range(b)]
+        scores = [[] for _ in range(b)]
+        if max_length == 0 or b == 0:
+            return [{"ids": i, "scores": s} for i, s in zip(ids, scores)]
+        enc_out = self.encode(src_ids, src_pad_mask)
+        state = self.start_decoding(enc_out, src_pad_mask, max_length)
+        active = list(range(b))   # original sentence of each batch row
+        tokens = torch.full((b, 1), self.decoder_start, dtype=torch.long, device=src_ids.device)
+        eos = self.eos
+        for _ in range(max_length):
+            logits = self.decode_step(tokens, state)
+            chosen = torch.argmax(logits, dim=-1)                          # first max = lowest id
+            chosen_logp = torch.log_softmax(logits.float(), dim=-1).gather(1, chosen[:, None])
+            keep = []
+            for row, (token, logp) in enumerate(zip(chosen.tolist(), chosen_logp[:, 0].tolist())):
+                i = active[row]
+                ids[i].append(token)
+                scores[i].append(logp)
+                if token != eos:
+                    keep.append(row)
+            if not keep:
+                break
+            if len(keep) < len(active):
+                rows = torch.tensor(keep, dtype=torch.long, device=src_ids.device)
+                state.select(rows)
+                chosen = chosen.index_select(0, rows)
+                active = [active[row] for row in keep]
+            tokens = chosen[:, None]
+        return [{"ids": i, "scores": s} for i, s in zip(ids, scores)]
 
     def _sentence_attention(self, i, t, s, enc_weights, self_steps, cross_steps):
         """Unpadded attention tensors of sentence i (t generated tokens, s source tokens)."""

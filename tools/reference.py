@@ -4,11 +4,17 @@
   reference.py translate --model DIR [--max-length N] [--dump-attention FILE]
                          [--batch-size N] [--threads N] [--jsonl] [TEXT ...]
   reference.py random-model OUT_DIR [--seed N] [--d-model 16] [--heads 2] ...
+  reference.py bench-steps --model DIR [--batch 1] [--steps 64] [--threads 1]
 
 translate prints one translation per line (stdin lines when no TEXT is given) and can
 write the attention dump that the C++ engine also writes, so the two can be compared.
+Without --dump-attention it runs the fast path: sentences sorted by length into batches,
+inference mode, preallocated K/V caches, finished sentences leaving the batch.
 random-model writes a complete model directory (config, weights, tokenizers) with
-seeded random weights, for tests.
+seeded random weights, for tests; a --vocab above 1000 trains the tokenizers on a seeded
+synthetic corpus large enough to give that many pieces.
+bench-steps measures cached decoder steps/s as tools/bench/minimt_bench.cpp does for the
+C++ engine (same sources, same loop, median of 5) and prints one JSON object.
 """
 
 import argparse
@@ -16,7 +22,9 @@ import io
 import json
 import math
 import os
+import random
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -91,11 +99,40 @@ class Translator:
         return out
 
     def translate(self, texts, max_length, batch_size=16, record_attention=False):
-        results = []
-        for begin in range(0, len(texts), max(1, batch_size)):
-            results += self.translate_batch(texts[begin:begin + batch_size], max_length,
-                                            record_attention)
+        """Results in the order of texts. With record_attention, consecutive texts form the
+        batches and the recording greedy search runs (model.greedy); otherwise texts are
+        sorted by source length first, so that a batch carries little padding, and the fast
+        search runs (model.greedy_fast)."""
+        batch_size = max(1, batch_size)
+        if record_attention:
+            results = []
+            for begin in range(0, len(texts), batch_size):
+                results += self.translate_batch(texts[begin:begin + batch_size], max_length,
+                                                record_attention)
+            return results
+        sources = [None if self.skip_blank and is_blank(t) else self.source_ids(t)
+                   for t in texts]
+        results = [blank_result(t) if ids is None else None for t, ids in zip(texts, sources)]
+        order = sorted((i for i, ids in enumerate(sources) if ids is not None),
+                       key=lambda i: len(sources[i]))
+        for begin in range(0, len(order), batch_size):
+            batch = order[begin:begin + batch_size]
+            for i, res in zip(batch, self._run_fast([sources[i] for i in batch], max_length)):
+                res["source"] = texts[i]
+                res["source_ids"] = sources[i]
+                res["translation"] = self.detokenize(res["ids"])
+                results[i] = res
         return results
+
+    def _run_fast(self, sources, max_length):
+        width = max(len(s) for s in sources)
+        src = torch.full((len(sources), width), self.pad, dtype=torch.long)   # [B, S]
+        pad_mask = torch.ones(len(sources), width, dtype=torch.bool)
+        for i, ids in enumerate(sources):
+            src[i, :len(ids)] = torch.tensor(ids, dtype=torch.long)
+            pad_mask[i, :len(ids)] = False
+        return self.model.greedy_fast(src, self.max_length(max_length),
+                                      pad_mask if pad_mask.any() else None)
 
     def detokenize(self, ids):
         """Target decoding of the generated ids without eos."""
@@ -143,12 +180,23 @@ def read_inputs(texts):
 
 
 def cmd_translate(args):
+    started = time.perf_counter()
     if args.threads:
         torch.set_num_threads(args.threads)
     translator = Translator(args.model, skip_blank=args.skip_blank)
+    loaded = time.perf_counter()
     texts = read_inputs(args.text)
     record = bool(args.dump_attention)
     results = translator.translate(texts, args.max_length, args.batch_size, record) if texts else []
+    translated = time.perf_counter()
+    if args.timing:
+        # Seconds since this function started: after the imports, so the torch import is not
+        # in it (the caller times the whole process).
+        print(json.dumps({"load_seconds": round(loaded - started, 4),
+                          "translate_seconds": round(translated - loaded, 4),
+                          "sentences": len(results),
+                          "generated_tokens": sum(len(r["ids"]) for r in results),
+                          "threads": torch.get_num_threads()}), file=sys.stderr)
     out = sys.stdout
     for res in results:
         if args.jsonl:
@@ -227,11 +275,44 @@ Les élèves doivent finir leurs devoirs avant vendredi.
 """
 
 
-def train_tokenizer(text, vocab_size, path):
+# Above this requested vocabulary the 25 sentences above cannot give the pieces asked for:
+# the tokenizer is trained on them plus a synthetic corpus (synthetic_corpus).
+LARGE_VOCAB = 1000
+
+
+def synthetic_corpus(seed, words=12000, sentences=30000):
+    """Seeded sentences over a lexicon of `words` made-up words (Zipf-like frequencies):
+    enough distinct substrings for an 8,000-piece unigram vocabulary."""
+    rng = random.Random(seed)
+    onsets = ["", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "qu", "r", "s",
+              "t", "v", "w", "z", "ch", "sh", "th", "tr", "pl", "gr", "st", "br"]
+    vowels = ["a", "e", "i", "o", "u", "ou", "ai", "ea", "ie", "y", "é", "è"]
+    codas = ["", "", "n", "r", "s", "t", "l", "m", "x", "nd", "st", "ng"]
+    lexicon = set()
+    while len(lexicon) < words:
+        lexicon.add("".join(rng.choice(onsets) + rng.choice(vowels) + rng.choice(codas)
+                            for _ in range(rng.randint(1, 4))))
+    lexicon = sorted(lexicon)
+    rng.shuffle(lexicon)
+    cumulative, total = [], 0.0
+    for rank in range(len(lexicon)):
+        total += 1.0 / (rank + 10)
+        cumulative.append(total)
+    lines = []
+    for _ in range(sentences):
+        chosen = rng.choices(lexicon, cum_weights=cumulative, k=rng.randint(4, 16))
+        lines.append(" ".join(chosen).capitalize() + rng.choice([".", ".", "?", "!", ","]))
+    return "\n".join(lines)
+
+
+def train_tokenizer(text, vocab_size, path, seed=0):
     """Train a small unigram SentencePiece model (pad 0, unk 1, bos 2, eos 3) -> piece count.
 
     hard_vocab_limit=false lets a small corpus yield fewer pieces than asked; the caller
-    uses the real count as the vocabulary size."""
+    uses the real count as the vocabulary size. Above LARGE_VOCAB the text is extended by
+    a synthetic corpus (seeded), which gives the exact count asked for."""
+    if vocab_size > LARGE_VOCAB:
+        text = text + "\n" + synthetic_corpus(seed)
     lines = [line for line in text.splitlines() if line.strip()]
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
@@ -285,9 +366,10 @@ def randomize(model, config, seed, eos_boost=0.0):
 def cmd_random_model(args):
     out_dir = args.out_dir
     os.makedirs(out_dir, exist_ok=True)
-    source_vocab = train_tokenizer(ENGLISH, args.vocab, os.path.join(out_dir, "source.spm"))
+    source_vocab = train_tokenizer(ENGLISH, args.vocab, os.path.join(out_dir, "source.spm"),
+                                   seed=args.seed)
     target_vocab = train_tokenizer(FRENCH, args.target_vocab or args.vocab,
-                                   os.path.join(out_dir, "target.spm"))
+                                   os.path.join(out_dir, "target.spm"), seed=args.seed + 1)
     config = mm.make_config(
         d_model=args.d_model, num_heads=args.heads, head_dim=args.head_dim,
         d_ff=args.d_ff, encoder_layers=args.encoder_layers, decoder_layers=args.decoder_layers,
@@ -301,6 +383,48 @@ def cmd_random_model(args):
     model = mm.MinimtTransformer(config, final_logits_bias=args.final_logits_bias)
     randomize(model, config, args.seed, args.eos_boost)
     mm.save_model(model, config, out_dir, args.dtype)
+    return 0
+
+
+# ----------------------------------------------------------------------------- bench-steps
+
+def bench_sources(config, batch):
+    """The sources minimt_bench steps uses: 11 tokens 4 + (b + i) % (V - 4), then eos."""
+    vocab = int(config["source_vocab_size"])
+    eos = int(config["special_tokens"]["eos"])
+    return [[4 + (b + i) % (vocab - 4) for i in range(11)] + [eos] for b in range(batch)]
+
+
+def cmd_bench_steps(args):
+    """Cached decoder steps/s at a batch size, measured as minimt_bench steps measures them:
+    fixed 12-token sources, encode once, then `steps` decoder steps each fed the arg-max of
+    the previous one (no sentence leaves the batch); median of 5 repeats, wall and thread
+    CPU time."""
+    torch.set_num_threads(max(1, args.threads))
+    model, config = mm.load_model(args.model)
+    steps = min(args.steps, int(config["max_positions"]) - 1)
+    src = torch.tensor(bench_sources(config, args.batch), dtype=torch.long)
+    start = mm.decoder_start_of(config)
+    rates, cpu_rates = [], []
+    with torch.inference_mode():
+        for _ in range(args.repeats):
+            enc_out = model.encode(src)
+            state = model.start_decoding(enc_out, None, steps)
+            tokens = torch.full((args.batch, 1), start, dtype=torch.long)
+            wall, cpu = time.perf_counter(), time.thread_time()
+            for _ in range(steps):
+                logits = model.decode_step(tokens, state)
+                tokens = torch.argmax(logits, dim=-1)[:, None]
+            cpu = time.thread_time() - cpu
+            wall = time.perf_counter() - wall
+            rates.append(steps / wall)
+            cpu_rates.append(steps / cpu if cpu > 0 else float("inf"))
+    median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
+    rate = median(rates)
+    print(json.dumps({"batch": args.batch, "steps": steps, "steps_per_second": round(rate, 2),
+                      "ms_per_step": round(1000.0 / rate, 3),
+                      "cpu_steps_per_second": round(median(cpu_rates), 2),
+                      "threads": torch.get_num_threads(), "torch": torch.__version__}))
     return 0
 
 
@@ -321,8 +445,18 @@ def build_parser():
                     help="print one JSON object per sentence (ids, tokens, log-prob scores)")
     tr.add_argument("--skip-blank", action="store_true",
                     help="blank inputs give blank outputs without running the model")
+    tr.add_argument("--timing", action="store_true",
+                    help="print load and translation seconds as JSON on stderr")
     tr.add_argument("text", nargs="*")
     tr.set_defaults(func=cmd_translate)
+
+    bs = sub.add_parser("bench-steps", help="decoder steps/s, as minimt_bench steps")
+    bs.add_argument("--model", required=True, help="model directory")
+    bs.add_argument("--batch", type=int, default=1)
+    bs.add_argument("--steps", type=int, default=64)
+    bs.add_argument("--threads", type=int, default=1)
+    bs.add_argument("--repeats", type=int, default=5)
+    bs.set_defaults(func=cmd_bench_steps)
 
     rm = sub.add_parser("random-model", help="write a model directory with random weights")
     rm.add_argument("out_dir")

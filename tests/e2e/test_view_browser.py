@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""The attention page in a real browser (headless Chromium).
+
+    test_view_browser.py --minimt build/minimt [--chromium chromium]
+
+Makes random models with tools/reference.py (this Python needs torch), translates with
+minimt --dump-attention, renders with minimt view, then opens the pages in headless Chromium:
+  - --dump-dom: the page's script wrote "ok: N heatmaps" into #minimt-status (a window.onerror
+    handler writes "error: ..." instead), N being every layer and head of the three types;
+    failed and blank sentences, a dump with only some types/layers/heads, the head averages,
+    and a cell pinned from the address (#pin=...) whose weight must match the dump;
+  - --screenshot: the PNG (decoded here with zlib) is not blank: many non-white pixels and
+    many distinct colours;
+  - a 40-token sentence of a 6-layer, 8-head model: the page stays small and loads.
+Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
+test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--disable-quic", "--hide-scrollbars"]
+
+passed = 0
+failed = 0
+
+
+def check(condition, what):
+    global passed, failed
+    if condition:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: " + what, flush=True)
+    return condition
+
+
+def run(command, stdin=None, timeout=300):
+    return subprocess.run(command, input=stdin, capture_output=True, timeout=timeout)
+
+
+def chromium(browser, url, *extra, scratch):
+    profile = tempfile.mkdtemp(prefix="profile-", dir=scratch)  # a fresh profile each time
+    try:
+        return run([browser, *CHROMIUM_FLAGS, "--user-data-dir=" + profile, *extra, url],
+                   timeout=120)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def page_status(browser, path, scratch, fragment=""):
+    """(status text, pinned weight text or None, DOM) of the page after its script ran."""
+    result = chromium(browser, "file://" + path + fragment, "--dump-dom", scratch=scratch)
+    dom = result.stdout.decode("utf-8", "replace")
+    status = re.search(r'id="minimt-status"[^>]*>([^<]*)<', dom)
+    pinned = re.search(r'id="minimt-pinned-weight"[^>]*>([^<]*)<', dom)
+    return (status.group(1) if status else "(no #minimt-status in the DOM; chromium said: " +
+            result.stderr.decode("utf-8", "replace")[-400:] + ")",
+            pinned.group(1) if pinned else None, dom)
+
+
+def expect_ok(browser, path, scratch, heatmaps, fragment="", what=""):
+    status, pinned, _ = page_status(browser, path, scratch, fragment)
+    check(status == "ok: %d heatmap%s" % (heatmaps, "" if heatmaps == 1 else "s"),
+          "%s%s: status %r, want 'ok: %d heatmaps'" % (what or os.path.basename(path), fragment,
+                                                       status, heatmaps))
+    return pinned
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB(A) bytes) of an 8-bit, non-interlaced PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    at, idat, header = 8, b"", None
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    channels = {2: 3, 6: 4, 0: 1, 4: 2}.get(colour)
+    if depth != 8 or channels is None or interlace:
+        raise ValueError("unsupported PNG (depth %d, colour type %d)" % (depth, colour))
+    raw, stride, rows = zlib.decompress(idat), width * channels, []
+    previous = bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if kind == 1:
+            for i in range(channels, stride):
+                line[i] = (line[i] + line[i - channels]) & 255
+        elif kind == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, previous))
+        elif kind == 3:
+            for i in range(stride):
+                left = line[i - channels] if i >= channels else 0
+                line[i] = (line[i] + ((left + previous[i]) >> 1)) & 255
+        elif kind == 4:
+            for i in range(stride):
+                a = line[i - channels] if i >= channels else 0
+                b, c = previous[i], previous[i - channels] if i >= channels else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        previous = line
+    return width, height, channels, rows
+
+
+def screenshot_check(browser, path, scratch, what):
+    shot = os.path.join(scratch, os.path.basename(path) + ".png")
+    result = chromium(browser, "file://" + path, "--screenshot=" + shot, "--window-size=1400,1000",
+                      scratch=scratch)
+    if not check(os.path.exists(shot), "%s: no screenshot (%s)" %
+                 (what, result.stderr.decode("utf-8", "replace")[-300:])):
+        return
+    width, height, channels, rows = png_pixels(shot)
+    check((width, height) == (1400, 1000), "%s: screenshot is %dx%d" % (what, width, height))
+    colours, busy = set(), 0
+    for line in rows:
+        for x in range(0, width * channels, channels):
+            pixel = bytes(line[x:x + 3])
+            colours.add(pixel)
+            if min(pixel) < 235:
+                busy += 1
+    share = busy / float(width * height)
+    check(share > 0.08, "%s: only %.1f%% of the screenshot is not white" % (what, 100 * share))
+    check(len(colours) > 200, "%s: only %d distinct colours" % (what, len(colours)))
+    print("%s: screenshot %dx%d, %.0f%% not white, %d colours" %
+          (what, width, height, 100 * share, len(colours)))
+
+
+def make_model(python, directory, *options):
+    result = run([python, os.path.join(ROOT, "tools", "reference.py"), "random-model", directory,
+                  *options])
+    if result.returncode != 0:
+        raise SystemExit("FAIL: reference.py random-model: " + result.stderr.decode()[-800:])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--minimt", required=True)
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    args = parser.parse_args()
+    minimt = os.path.abspath(args.minimt)
+    browser = shutil.which(args.chromium)
+    if not browser:
+        print("FAIL: %s is not installed: the browser test needs it (tools/test.sh installs "
+              "Debian's chromium; or run apt-get install chromium)" % args.chromium)
+        print("0 passed, 1 failed")
+        return 1
+
+    scratch = tempfile.mkdtemp(prefix="minimt-view-")
+    try:
+        # 3 encoder layers, 2 decoder layers, 4 heads: the stacks differ in depth.
+        model = os.path.join(scratch, "model")
+        make_model(sys.executable, model, "--d-model", "32", "--heads", "4", "--encoder-layers",
+                   "3", "--decoder-layers", "2", "--max-positions", "40", "--eos-boost", "3")
+        dump = os.path.join(scratch, "dump.json")
+        lines = b"The small girl reads a red book.\n\nbad \xff byte\nA dog.\n"
+        result = run([minimt, "translate", "--model", model, "--max-length", "12",
+                      "--dump-attention", dump], stdin=lines)
+        check(result.returncode == 1, "translate with an invalid line: exit %d, want 1 (%s)" %
+              (result.returncode, result.stderr.decode()[-300:]))
+        with open(dump, encoding="utf-8") as f:
+            document = json.load(f)
+        sentences = document["sentences"]
+        check(len(sentences) == 4, "dump holds %d sentences, want 4" % len(sentences))
+        check("error" in sentences[2], "sentence 3 of the dump should have failed")
+
+        page = os.path.join(scratch, "page.html")
+        result = run([minimt, "view", dump, "-o", page])
+        check(result.returncode == 0, "view: exit %d: %s" % (result.returncode, result.stderr))
+        print(result.stderr.decode().strip())
+        per_sentence = 3 * 4 + 2 * 4 + 2 * 4  # encoder, decoder, cross
+        expect_ok(browser, page, scratch, per_sentence, what="full dump")
+        expect_ok(browser, page, scratch, 0, "#sentence=2", "blank line")
+        status, _, dom = page_status(browser, page, scratch, "#sentence=3")
+        check(status == "ok: 0 heatmaps" and "This sentence was not translated" in dom,
+              "failed sentence: status %r" % status)
+        expect_ok(browser, page, scratch, per_sentence, "#sentence=4", "second sentence")
+        expect_ok(browser, page, scratch, 3 + 2 + 2, "#head=avg", "averages")
+        expect_ok(browser, page, scratch, per_sentence + 7, "#head=all%2Bavg", "heads+averages")
+        expect_ok(browser, page, scratch, 3, "#layer=1&head=2", "one layer and head")
+        expect_ok(browser, page, scratch, 4, "#show=cross&layer=1&cell=6", "small cells")
+
+        # The weight of a pinned cell: the mean over heads of cross-attention, layer 1.
+        first = sentences[0]
+        rows = len(first["decoder_input_tokens"])
+        i, j = min(2, rows - 1), 3
+        want = sum(first["cross_attention"][1][h][i][j] for h in range(4)) / 4
+        pinned = expect_ok(browser, page, scratch, 2, "#head=avg&show=cross&pin=cross.1.avg.%d.%d"
+                           % (i, j), "pinned cell")
+        got = float(pinned.split()[-1]) if pinned and pinned.startswith("weight ") else None
+        check(got is not None and abs(got - want) <= 1e-3 * max(want, 1e-3) + 1e-6,
+              "pinned weight %r, want %.6f" % (pinned, want))
+        pinned = expect_ok(browser, page, scratch, per_sentence, "#pin=decoder.0.1.0.1", "masked")
+        check(pinned is not None and pinned.startswith("masked"),
+              "a cell above the diagonal of decoder self-attention reads %r, want masked" % pinned)
+        screenshot_check(browser, page, scratch, "full dump")
+
+        # A dump with only some of the attention: cross-attention, the last layer, heads 1 and 3
+        # (what translate --dump-types/--dump-layers/--dump-heads write).
+        part = dict(document, selection={"types": ["cross"], "layers": [-1], "heads": [1, 3]})
+        part["sentences"] = []
+        for s in sentences:
+            kept = {k: v for k, v in s.items() if not k.endswith("_attention")}
+            if "error" not in s:
+                kept["cross_attention"] = [[layer[1], layer[3]] for layer in s["cross_attention"][-1:]]
+            part["sentences"].append(kept)
+        part_dump = os.path.join(scratch, "part.json")
+        with open(part_dump, "w", encoding="utf-8") as f:
+            json.dump(part, f, ensure_ascii=False)
+        part_page = os.path.join(scratch, "part.html")
+        result = run([minimt, "view", part_dump, "-o", part_page])
+        check(result.returncode == 0, "view of a partial dump: exit %d: %s" %
+              (result.returncode, result.stderr))
+        expect_ok(browser, part_page, scratch, 2, what="partial dump")
+        with open(part_page, encoding="utf-8") as f:
+            html = f.read()
+        check("layer -1 &middot; head 3" in html, "partial dump: no 'layer -1 · head 3' caption")
+
+        # 40 tokens, 6 layers, 8 heads: stays small and draws.
+        big_model = os.path.join(scratch, "big")
+        make_model(sys.executable, big_model, "--d-model", "64", "--heads", "8",
+                   "--encoder-layers", "6", "--decoder-layers", "6", "--max-positions", "64",
+                   "--eos-boost", "-20")
+        words = ("the quick brown fox jumps over the lazy dog while a small girl reads a red book "
+                 "and her old grandmother sings a song about the sea")
+        big_dump, big_page = os.path.join(scratch, "big.json"), os.path.join(scratch, "big.html")
+        tokens = run([minimt, "tokenize", "--model", big_model, words]).stdout.decode().split("\t")[0]
+        count = len(tokens.split())
+        while count > 40:
+            words = words.rsplit(" ", 1)[0]
+            tokens = run([minimt, "tokenize", "--model", big_model, words]).stdout.decode()
+            count = len(tokens.split("\t")[0].split())
+        result = run([minimt, "translate", "--model", big_model, "--max-length", "40",
+                      "--dump-attention", big_dump, words])
+        check(result.returncode == 0, "big translate: exit %d" % result.returncode)
+        with open(big_dump, encoding="utf-8") as f:
+            big = json.load(f)["sentences"][0]
+        S, T = len(big["source_tokens"]), len(big["decoder_input_tokens"])
+        result = run([minimt, "view", big_dump, "-o", big_page])
+        size = os.path.getsize(big_page)
+        print("6 layers, 8 heads, %d source and %d target tokens: dump %d KB, page %d KB" %
+              (S, T, os.path.getsize(big_dump) // 1024, size // 1024))
+        check(S >= 36 and T == 40, "big sentence: %d source and %d target tokens" % (S, T))
+        check(size < 1024 * 1024, "the 40-token, 6x8 page is %d KB, want under 1 MB" %
+              (size // 1024))
+        started = time.time()
+        expect_ok(browser, big_page, scratch, 3 * 6 * 8, what="40 tokens, 6x8")
+        print("40 tokens, 6x8: loaded and drawn in %.1f s (chromium start included)" %
+              (time.time() - started))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

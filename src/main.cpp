@@ -31,17 +31,107 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   minimt::cli::TranslateArgs translate;
-  CLI::App* translate_cmd =
-      app.add_subcommand("translate", "translate sentences (arguments, or stdin lines)");
+  CLI::App* translate_cmd = app.add_subcommand(
+      "translate", "translate sentences: arguments, or the lines of a file or stdin");
   add_model_option(*translate_cmd, translate.model);
   translate_cmd
       ->add_option("--max-length", translate.max_length,
                    "most tokens to generate per sentence, eos included (capped at max_positions)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  translate_cmd->add_option("--dump-attention", translate.dump_attention,
-                            "write every attention weight to this JSON file");
-  translate_cmd->add_option("text", translate.texts, "sentences; with none, read stdin lines");
+  CLI::Option* input_option =
+      translate_cmd
+          ->add_option("-i,--input", translate.input, "read lines from FILE (default, or -: stdin)")
+          ->type_name("FILE");
+  translate_cmd
+      ->add_option("-o,--output", translate.output, "write to FILE (default, or -: stdout)")
+      ->type_name("FILE");
+  translate_cmd
+      ->add_option("--format", translate.format,
+                   "text: one translation per line; jsonl: one JSON object per line")
+      ->check(CLI::IsMember({"text", "jsonl"}))
+      ->capture_default_str();
+  translate_cmd
+      ->add_option("--threads", translate.threads,
+                   "lines translated in parallel (default 0: one thread per core)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1024));
+  translate_cmd
+      ->add_option("--batch-size", translate.batch_size,
+                   "consecutive lines per batch, the unit of work of a thread")
+      ->type_name("N")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  translate_cmd->add_flag("--fail-fast", translate.fail_fast,
+                          "stop at the first line that cannot be translated");
+  translate_cmd->add_flag("-q,--quiet", translate.quiet, "no progress bar and no warnings");
+  CLI::Option* dump_option =
+      translate_cmd
+          ->add_option("--dump-attention", translate.dump_attention,
+                       "write the attention weights to this JSON file (one entry per line)")
+          ->type_name("FILE");
+  // Each list is one argument ("0,-1"), so that the sentences after it stay sentences.
+  auto parse_list = [](const std::string& option, const std::string& list) {
+    std::vector<std::string> items;
+    for (size_t start = 0;;) {
+      size_t comma = list.find(',', start);
+      std::string item = list.substr(start, comma == std::string::npos ? comma : comma - start);
+      if (item.empty()) throw CLI::ValidationError(option, "an empty item in '" + list + "'");
+      for (const auto& seen : items)
+        if (seen == item) throw CLI::ValidationError(option, "'" + item + "' is listed twice");
+      items.push_back(item);
+      if (comma == std::string::npos) return items;
+      start = comma + 1;
+    }
+  };
+  auto parse_numbers = [parse_list](const std::string& option, const std::string& list,
+                                    bool negative, const std::string& what) {
+    std::vector<int> numbers;
+    for (const auto& item : parse_list(option, list)) {
+      size_t digits = negative && item[0] == '-' ? 1 : 0;
+      if (item.size() == digits || item.size() > digits + 6 ||
+          item.find_first_not_of("0123456789", digits) != std::string::npos)
+        throw CLI::ValidationError(option, "'" + item + "' is not " + what);
+      numbers.push_back(std::stoi(item));
+    }
+    return numbers;
+  };
+  translate_cmd
+      ->add_option_function<std::string>(
+          "--dump-types",
+          [&](const std::string& list) {
+            translate.dump_types = parse_list("--dump-types", list);
+            for (const auto& type : translate.dump_types)
+              if (type != "encoder" && type != "decoder" && type != "cross")
+                throw CLI::ValidationError("--dump-types",
+                                           "'" + type + "' is not encoder, decoder or cross");
+          },
+          "attention to dump: any of encoder,decoder,cross (default: all)")
+      ->type_name("LIST")
+      ->needs(dump_option);
+  translate_cmd
+      ->add_option_function<std::string>(
+          "--dump-layers",
+          [&](const std::string& list) {
+            translate.dump_layers = parse_numbers("--dump-layers", list, true,
+                                                  "a layer number (0 is the first, -1 the last)");
+          },
+          "layers to dump, e.g. 0,-1 (negative counts from the end; default: all)")
+      ->type_name("LIST")
+      ->needs(dump_option);
+  translate_cmd
+      ->add_option_function<std::string>(
+          "--dump-heads",
+          [&](const std::string& list) {
+            translate.dump_heads = parse_numbers("--dump-heads", list, false,
+                                                 "a head number (heads are numbered from 0)");
+          },
+          "heads to dump, e.g. 0,3 (numbered from 0; default: all)")
+      ->type_name("LIST")
+      ->needs(dump_option);
+  translate_cmd
+      ->add_option("text", translate.texts, "sentences, one per argument; with none, read lines")
+      ->excludes(input_option);
 
   minimt::cli::InfoArgs info;
   CLI::App* info_cmd = app.add_subcommand("info", "describe a model and the BLAS kernels in use");
@@ -63,6 +153,10 @@ int main(int argc, char** argv) {
   view_cmd->add_option("-o,--output", view.output,
                        "the page to write (default: the dump's name with .html; - for stdout)");
   view_cmd->add_option("--title", view.title, "the page's title");
+  view_cmd->add_option("--svg", view.svg,
+                       "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
+                       "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
+                       "when several are shown)");
   view_cmd
       ->add_option("--sentences", view.sentences,
                    "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")

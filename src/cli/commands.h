@@ -19,8 +19,18 @@ std::string resolve_model_dir(const std::string& option);
 struct TranslateArgs {
   std::string model;
   int max_length = 256;
+  std::string input;            // -i: a file; "" or "-" for stdin
+  std::string output;           // -o: a file; "" or "-" for stdout
+  std::string format = "text";  // text or jsonl
+  int threads = 0;              // worker threads; 0: one per core
+  int batch_size = 16;          // lines per Translator::translate call
+  bool fail_fast = false;       // stop at the first line that fails
+  bool quiet = false;           // no progress bar, no warnings (errors still print)
   std::string dump_attention;
-  std::vector<std::string> texts;
+  std::vector<std::string> dump_types;  // encoder, decoder, cross; empty: all
+  std::vector<int> dump_layers;         // negative counts from the end; empty: all
+  std::vector<int> dump_heads;          // empty: all
+  std::vector<std::string> texts;       // sentences from the command line, instead of lines
 };
 int run_translate(const TranslateArgs& args);
 
@@ -41,6 +51,7 @@ struct ViewArgs {
   std::string output;                  // the page; "" for the dump's name with .html, "-" stdout
   std::string title;                   // "" for "minimt attention"
   std::vector<std::string> sentences;  // "3", "5-8"; empty: all
+  std::string svg;                     // not "": also PREFIX[-N]-TYPE.svg files
 };
 int run_view(const ViewArgs& args);
 

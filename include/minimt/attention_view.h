@@ -70,6 +70,11 @@ struct ViewSummary {
 ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
                                  const ViewOptions& options = {});
 
+// A static SVG of one attention type of one sentence: a grid of heatmaps (rows = layers,
+// columns = heads) with token labels, the colour scale and the causal mask hatched, for
+// documents that cannot run scripts. Throws Error if the sentence lacks that type.
+void write_attention_svg(const DumpSentence& sentence, const std::string& type, std::ostream& out);
+
 // The page embeds each type's weights as base64 of little-endian IEEE half floats (3 significant
 // digits, down to 6e-8): a third of the size of decimal text. Decoder self-attention keeps only
 // the lower triangle (row i: keys 0..i); the rest is the causal mask.

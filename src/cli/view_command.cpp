@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -80,6 +81,30 @@ void write_view(const AttentionDump& dump, const std::string& path, const ViewOp
             << human_size(text.size()) << "\n";
 }
 
+// PREFIX-TYPE.svg for each type of each sentence shown (PREFIX-N-TYPE.svg if several).
+void write_svgs(const AttentionDump& dump, const std::string& prefix, std::vector<int> numbers) {
+  if (numbers.empty())
+    for (const DumpSentence& s : dump.sentences) numbers.push_back(s.number);
+  std::vector<int> seen;
+  for (int n : numbers)
+    if (std::find(seen.begin(), seen.end(), n) == seen.end()) seen.push_back(n);
+  for (int n : seen) {
+    const DumpSentence& sentence = dump.sentences.at(n - 1);  // checked by write_attention_page
+    for (const AttentionMatrices& m : sentence.attention) {
+      if (m.layers() == 0 || m.heads.empty()) continue;
+      const std::string path =
+          prefix + (seen.size() > 1 ? "-" + std::to_string(n) : "") + "-" + m.type + ".svg";
+      std::ostringstream svg;
+      write_attention_svg(sentence, m.type, svg);
+      std::ofstream file(path, std::ios::binary);
+      file << svg.str();
+      file.close();
+      if (!file) throw IoError("cannot write " + path);
+      std::cerr << "minimt: wrote " << path << " (" << human_size(svg.str().size()) << ")\n";
+    }
+  }
+}
+
 int run_view(const ViewArgs& args) {
   AttentionDump dump;
   if (args.dump == "-") {
@@ -93,6 +118,7 @@ int run_view(const ViewArgs& args) {
   options.title = args.title;
   options.sentences = parse_sentence_ranges(args.sentences);
   write_view(dump, args.output.empty() ? default_output(args.dump) : args.output, options);
+  if (!args.svg.empty()) write_svgs(dump, args.svg, options.sentences);
   return 0;
 }
 

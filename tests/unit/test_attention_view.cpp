@@ -307,3 +307,22 @@ TEST_CASE("a dump without a selection object is read from its shapes", "[view]")
   CHECK(parsed.sentences[0].attention[2].layer_labels == std::vector<std::string>{"0", "1"});
   CHECK(parsed.sentences[0].attention[2].at(1, 2, 3, 0) == Approx(weight(2, 1, 2, 3, 0)));
 }
+
+TEST_CASE("static SVG: one heatmap per layer and head, labels, the mask", "[view]") {
+  AttentionDump dump = parse_attention_dump(make_dump(), "d.json");
+  const DumpSentence& s = dump.sentences[0];
+  std::ostringstream cross, decoder;
+  write_attention_svg(s, "cross", cross);
+  write_attention_svg(s, "decoder", decoder);
+  const std::string c = cross.str(), d = decoder.str();
+  CHECK(c.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(count(c, "<g transform=") == 2 * 3);
+  CHECK(c.find("layer 1 &#183; head 2") != std::string::npos);
+  CHECK(count(c, "width=\"12\" height=\"12\"") == 2 * 3 * 4 * 4);            // every cell
+  CHECK(count(d, "width=\"12\" height=\"12\"") == 2 * 3 * (1 + 2 + 3 + 4));  // lower triangle
+  CHECK(count(d, "fill=\"url(#mask)\" d=") == 2 * 3);                        // mask per heatmap
+  CHECK(c.find("&lt;b&gt;sleeps&lt;/script&gt;") != std::string::npos);      // escaped label
+  CHECK(c.find("<b>") == std::string::npos);
+  std::ostringstream none;
+  CHECK_THROWS_AS(write_attention_svg(dump.sentences[2], "cross", none), Error);
+}

@@ -34,6 +34,25 @@ import sentencepiece as spm  # noqa: E402
 import minimt_model as mm  # noqa: E402
 
 
+# ----------------------------------------------------------------------------- threads
+
+def set_threads(threads):
+    """torch.set_num_threads(threads), and the same for the BLAS library under torch.
+
+    Debian's torch runs its matrix products in the system OpenBLAS (pthread build), which
+    torch.set_num_threads does not reach: left alone, OpenBLAS uses every core in each
+    product, and under torch's own threads it oversubscribes the machine."""
+    torch.set_num_threads(threads)
+    import ctypes
+    for name in ("libopenblas.so.0", "libopenblasp.so.0", "libblas.so.3"):
+        try:
+            setter = getattr(ctypes.CDLL(name, mode=os.RTLD_NOLOAD), "openblas_set_num_threads")
+        except (OSError, AttributeError):
+            continue
+        setter(ctypes.c_int(threads))
+        return
+
+
 # ----------------------------------------------------------------------------- translate
 
 class Translator:
@@ -182,7 +201,7 @@ def read_inputs(texts):
 def cmd_translate(args):
     started = time.perf_counter()
     if args.threads:
-        torch.set_num_threads(args.threads)
+        set_threads(args.threads)
     translator = Translator(args.model, skip_blank=args.skip_blank)
     loaded = time.perf_counter()
     texts = read_inputs(args.text)
@@ -400,7 +419,7 @@ def cmd_bench_steps(args):
     fixed 12-token sources, encode once, then `steps` decoder steps each fed the arg-max of
     the previous one (no sentence leaves the batch); median of 5 repeats, wall and thread
     CPU time."""
-    torch.set_num_threads(max(1, args.threads))
+    set_threads(max(1, args.threads))
     model, config = mm.load_model(args.model)
     steps = min(args.steps, int(config["max_positions"]) - 1)
     src = torch.tensor(bench_sources(config, args.batch), dtype=torch.long)
@@ -440,7 +459,8 @@ def build_parser():
                     help="most tokens generated, eos included (capped at max_positions)")
     tr.add_argument("--dump-attention", metavar="FILE", help="write attention weights as JSON")
     tr.add_argument("--batch-size", type=int, default=16)
-    tr.add_argument("--threads", type=int, default=0, help="torch threads (0: leave as is)")
+    tr.add_argument("--threads", type=int, default=0,
+                    help="torch and OpenBLAS threads (0: leave as is)")
     tr.add_argument("--jsonl", action="store_true",
                     help="print one JSON object per sentence (ids, tokens, log-prob scores)")
     tr.add_argument("--skip-blank", action="store_true",

@@ -5,13 +5,16 @@
 
 For each model (covering post/pre norm, head_dim != d_model/num_heads, learned and
 sinusoidal positions, tied and untied output, final_logits_bias, relu/gelu/silu,
-F32/F16/BF16 safetensors and inline weights) it runs
+F32/F16/BF16 safetensors and inline weights) it runs, for each batch size B of 1, 3 and 32,
 
-  minimt translate --model M --max-length 12 --dump-attention FILE TEXT...
+  minimt translate --model M --max-length 12 --batch-size B --dump-attention FILE TEXT...
 
-and the reference (imported, not spawned) on the same texts, then checks: identical
-translations and token lists; attention matrices of the same shapes within 1e-4;
-decoder self-attention exactly 0 above the diagonal; every row summing to 1 (1e-5).
+on all the texts at once (so that batches of 3 and 32 really hold several sentences of
+different lengths), and the reference (imported, not spawned) on the same texts, then
+checks for every batch size: identical translations and token lists; attention matrices
+of the same shapes within 1e-4; decoder self-attention exactly 0 above the diagonal; every
+row summing to 1 (1e-5). It also checks that the reference's fast path (length-sorted
+batches, no attention records: what tools/bench times) translates as its recording path.
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 
@@ -47,7 +50,9 @@ TEXTS = [
     "nine o'clock, so we will walk along the river to the market and buy some bread.",
     "My grandmother makes the best apple pie in the world.",
     "Zebras & quartz: 42!",
-]
+] + reference.ENGLISH.splitlines()  # 30 sentences: a batch of 32 holds them all
+
+BATCH_SIZES = (1, 3, 32)
 
 # (name, random-model arguments). Seeds are fixed, so the models are the same every run;
 # eos boosts were chosen so that some sentences stop early and others run to the limit.
@@ -96,9 +101,9 @@ class Mismatch(Exception):
     pass
 
 
-def run_engine(minimt, model_dir, texts, dump_path):
+def run_engine(minimt, model_dir, texts, dump_path, batch_size):
     cmd = [minimt, "translate", "--model", model_dir, "--max-length", str(MAX_LENGTH),
-           "--dump-attention", dump_path] + texts
+           "--batch-size", str(batch_size), "--dump-attention", dump_path] + texts
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     if proc.returncode != 0:
         raise Mismatch("minimt exited with %d: %s"
@@ -197,31 +202,43 @@ def check_model(minimt, workdir, name, args):
     results = translator.translate(TEXTS, MAX_LENGTH, batch_size=len(TEXTS), record_attention=True)
     ours = translator.attention_dump(results)
 
-    dump_path = os.path.join(workdir, name + ".attention.json")
-    lines, theirs = run_engine(minimt, model_dir, TEXTS, dump_path)
-    if theirs.get("format") != "minimt-attention" or theirs.get("version") != 1:
-        raise Mismatch("dump format/version is %r/%r" % (theirs.get("format"), theirs.get("version")))
-    sentences = theirs.get("sentences")
-    if not isinstance(sentences, list) or len(sentences) != len(TEXTS):
-        raise Mismatch("dump has %s sentences, expected %d"
-                       % (len(sentences) if isinstance(sentences, list) else "no", len(TEXTS)))
-    if len(lines) != len(TEXTS):
-        raise Mismatch("minimt printed %d lines for %d inputs: %r" % (len(lines), len(TEXTS), lines))
+    # The fast path of the reference (what tools/bench times) must agree with the recording one.
+    fast = translator.translate(TEXTS, MAX_LENGTH, batch_size=7)
+    for i, (slow, quick) in enumerate(zip(results, fast)):
+        if slow["ids"] != quick["ids"]:
+            raise Mismatch("sentence %d (%r): the reference's fast path gives %r, its recording "
+                           "path %r" % (i, TEXTS[i][:30], quick["ids"], slow["ids"]))
+
     cfg = translator.config
     shape_info = ((cfg["encoder_layers"], cfg["decoder_layers"]), cfg["num_heads"])
-    # Every sentence is checked, so one policy difference does not hide numeric ones.
     worst, problems = 0.0, []
-    for i, (mine, other, line) in enumerate(zip(ours["sentences"], sentences, lines)):
-        try:
-            worst = max(worst, compare_sentence(i, mine, other, shape_info))
-            if line != mine["translation"]:
-                raise Mismatch("sentence %d (%r): stdout line %r, reference %r"
-                               % (i, mine["source"][:30], line, mine["translation"]))
-        except Mismatch as e:
-            problems.append(str(e))
+    for batch_size in BATCH_SIZES:
+        label = "--batch-size %d: " % batch_size
+        dump_path = os.path.join(workdir, "%s.b%d.attention.json" % (name, batch_size))
+        lines, theirs = run_engine(minimt, model_dir, TEXTS, dump_path, batch_size)
+        if theirs.get("format") != "minimt-attention" or theirs.get("version") != 1:
+            raise Mismatch(label + "dump format/version is %r/%r"
+                           % (theirs.get("format"), theirs.get("version")))
+        sentences = theirs.get("sentences")
+        if not isinstance(sentences, list) or len(sentences) != len(TEXTS):
+            raise Mismatch(label + "dump has %s sentences, expected %d"
+                           % (len(sentences) if isinstance(sentences, list) else "no", len(TEXTS)))
+        if len(lines) != len(TEXTS):
+            raise Mismatch(label + "minimt printed %d lines for %d inputs: %r"
+                           % (len(lines), len(TEXTS), lines))
+        # Every sentence is checked, so one policy difference does not hide numeric ones.
+        for i, (mine, other, line) in enumerate(zip(ours["sentences"], sentences, lines)):
+            try:
+                worst = max(worst, compare_sentence(i, mine, other, shape_info))
+                if line != mine["translation"]:
+                    raise Mismatch("sentence %d (%r): stdout line %r, reference %r"
+                                   % (i, mine["source"][:30], line, mine["translation"]))
+            except Mismatch as e:
+                problems.append(label + str(e))
     if problems:
-        raise Mismatch("%d of %d sentences differ (max attention diff of the others %.2e):\n  %s"
-                       % (len(problems), len(TEXTS), worst, "\n  ".join(problems)))
+        raise Mismatch("%d of %d sentence runs differ (max attention diff of the others %.2e):"
+                       "\n  %s" % (len(problems), len(TEXTS) * len(BATCH_SIZES), worst,
+                                   "\n  ".join(problems[:12])))
     lengths = [len(r["ids"]) for r in results]
     return worst, lengths
 
@@ -249,7 +266,8 @@ def main():
             continue
         try:
             worst, lengths = check_model(minimt, workdir, name, model_args)
-            print("PASS %-42s max attention diff %.2e  output lengths %s" % (name, worst, lengths))
+            print("PASS %-42s max attention diff %.2e  batch sizes %s  output lengths %d..%d"
+                  % (name, worst, ",".join(map(str, BATCH_SIZES)), min(lengths), max(lengths)))
             passed += 1
         except Mismatch as e:
             print("FAIL %-42s %s" % (name, e))

@@ -162,8 +162,12 @@ def main():
         if resume["config"] != config:
             sys.exit(f"{ckpt_path} was trained with another configuration; "
                      f"remove it or use another --workdir")
-        if resume.get("done"):
-            log(f"{ckpt_path} is a finished run (step {resume['step']}); nothing to do")
+        recent = [h["dev_exact"] for h in resume["history"][-args.stop_patience:]]
+        met = len(recent) == args.stop_patience and min(recent) >= args.stop_at
+        if met or resume["step"] >= args.max_steps:
+            log(f"{ckpt_path} is a finished run (step {resume['step']}, dev exact match "
+                f"{', '.join(f'{100 * r:.1f}%' for r in recent)}); nothing to do. A stricter "
+                f"--stop-at or a larger --max-steps continues it.")
             return 0
 
     torch.manual_seed(args.seed)

@@ -39,7 +39,7 @@ check_translation() {
 HELDOUT_SENTENCES=(
     "we do not listen to a baby"
     "A grey lamp is not new."
-    "she is not a doctor"
+    "She is not a dancer."
     "The young women do not catch a young squirrel."
     "the old sister writes the new red letters"
     "I do not help the lion."

@@ -57,16 +57,24 @@ void ProgressBar::update(long long done) {
   done_ = done;
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
-  if (now - last_draw_ >= kRedrawEvery || done == total_) draw();
+  if (now - last_draw_ >= kRedrawEvery || done == total_)
+    draw();
+  else if (!shown_)
+    restore();
 }
 
 void ProgressBar::message(const std::string& line) {
   if (shown_) {
     put("\r\033[K" + line + "\n");
-    draw();
+    restore();
   } else {
     put(line + "\n");
   }
+}
+
+void ProgressBar::restore() {
+  put("\r" + text_ + "\033[K");
+  shown_ = true;
 }
 
 void ProgressBar::clear() {
@@ -97,8 +105,8 @@ void ProgressBar::draw() {
   }
   text += tail;
   if (static_cast<int>(text.size()) > columns) text.resize(std::max(columns, 0));
-  put("\r" + text + "\033[K");
-  shown_ = true;
+  text_ = text;
+  restore();
 }
 
 }  // namespace minimt

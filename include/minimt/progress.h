@@ -17,14 +17,16 @@ class ProgressBar {
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  void update(long long done);  // redraws at most 10 times a second (and when done == total)
+  // Shows the bar (again, if clear() erased it); its numbers change at most 10 times a second.
+  void update(long long done);
   void message(const std::string& line);  // one line on stderr, above the bar
-  void clear();                           // erases the bar; update() draws it again
+  void clear();  // erases the bar, e.g. before output to the same terminal; update() restores it
 
   bool enabled() const { return enabled_; }
 
  private:
-  void draw();
+  void draw();                               // with fresh numbers
+  void restore();                            // as last drawn
   static void put(const std::string& text);  // write(2) to stderr, ignoring errors
 
   long long total_;
@@ -32,6 +34,7 @@ class ProgressBar {
   std::string unit_;
   long long done_ = 0;
   bool shown_ = false;
+  std::string text_;  // the bar as last drawn
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
 

@@ -118,7 +118,10 @@ int run_translate(const TranslateArgs& args) {
           jsonl ? jsonl_record(model, batch.translations[i], batch.first_line + i, per_line)
                 : text_record(batch.translations[i]));
   };
+  // Output to the terminal that shows the bar goes above the bar, not through it.
+  const bool output_under_bar = show_progress && isatty(out.fd());
   callbacks.write = [&](LineBatch& batch) {  // this thread, in input order
+    if (output_under_bar) progress.clear();
     for (size_t i = 0; i < batch.translations.size(); ++i) {
       const Translation& t = batch.translations[i];
       const std::string line = std::to_string(batch.first_line + i);
@@ -135,8 +138,9 @@ int run_translate(const TranslateArgs& args) {
       ++written;
       if (!t.ok() && args.fail_fast) return false;
     }
+    const bool reader_there = out.flush();  // each batch goes out as soon as it is its turn
     progress.update(written);
-    return out.flush();  // each batch goes out as soon as it is its turn
+    return reader_there;
   };
 
   if (reader)

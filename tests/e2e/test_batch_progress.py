@@ -38,6 +38,47 @@ def run_with_tty_stderr(command, stdin=subprocess.DEVNULL):
     return status, out, shown, time.monotonic() - start
 
 
+def run_on_terminal(command):
+    """Runs command with stdout and stderr on the same pty; returns (status, what it showed)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    status = p.wait(timeout=TIMEOUT)
+    os.close(master)
+    return status, shown
+
+
+def render(shown):
+    """The lines a terminal ends up showing: '\r' returns to column 0, ESC [K erases to the
+    end of the line."""
+    screen = []
+    for segment in shown.decode(errors="replace").split("\n"):
+        line, column, i = [], 0, 0
+        while i < len(segment):
+            if segment.startswith("\x1b[K", i):
+                del line[column:]
+                i += 3
+                continue
+            c = segment[i]
+            if c == "\r":
+                column = 0
+            else:
+                line[column:column + 1] = [c]
+                column += 1
+            i += 1
+        screen.append("".join(line))
+    return screen
+
+
 def main():
     minimt = binary_from_argv()
     tally = Tally()
@@ -88,6 +129,17 @@ def main():
         p.wait()
         tally.check(status == 0 and out.count(b"\n") == lines and b"lines/s" not in shown,
                     "input from a pipe: no bar (no total to show)", repr(shown[:200]))
+
+        # Output to the same terminal goes above the bar, never through it.
+        status, shown = run_on_terminal(base + ["-i", path])
+        status_file, out, _, _ = run_with_tty_stderr(base + ["-i", path, "-q"])
+        want = ["minimt: warning: line 2 is longer than the model's max_positions (24 tokens) "
+                "and was cut"] + out.decode().split("\n")[:-1] + [""]
+        screen = render(shown)
+        tally.check(status == 0 and b"lines/s" in shown and screen == want,
+                    "stdout on the same terminal: the translations, then a cleared bar line",
+                    f"{len(screen)} lines shown, {len(want)} wanted; first difference "
+                    f"{next(((a, b) for a, b in zip(screen, want) if a != b), None)}")
 
         err_path = os.path.join(work, "stderr.txt")
         with open(err_path, "wb") as err:

@@ -168,6 +168,10 @@ int main(int argc, char** argv) {
           },
           "N|N-M"));
 
+  // --version also works after a subcommand (minimt translate --version), as --help does.
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
+    command->set_version_flag("--version", std::string("minimt ") + MINIMT_VERSION);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -11,14 +11,17 @@
 namespace minimt {
 namespace {
 
+// side is "source" or "target": the file is named by key 'tokenizer.<side>', and its piece count
+// must equal key '<side>_vocab_size'.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, int expected_size,
-                                          const std::string& config_file, const char* key) {
-  if (file_size(path) < 0) throw ModelError(path, "is missing (named by " + std::string(key) + ")");
+                                          const std::string& config_file, const std::string& side) {
+  if (file_size(path) < 0)
+    throw ModelError(path, "is missing (named by config.json key 'tokenizer." + side + "')");
   auto tokenizer = std::make_unique<Tokenizer>(path);
   if (tokenizer->size() != expected_size)
-    throw ModelError(config_file, std::string(key) + " is " + std::to_string(expected_size) +
-                                      " but " + path + " has " + std::to_string(tokenizer->size()) +
-                                      " pieces");
+    throw ModelError(config_file, "key '" + side + "_vocab_size' is " +
+                                      std::to_string(expected_size) + " but " + path + " has " +
+                                      std::to_string(tokenizer->size()) + " pieces");
   return tokenizer;
 }
 
@@ -86,10 +89,8 @@ std::shared_ptr<const Model> Model::load(const std::string& dir) {
 
   const std::string source_path = join_path(dir, c.source_tokenizer);
   const std::string target_path = join_path(dir, c.target_tokenizer);
-  model->source_ =
-      load_tokenizer(source_path, c.source_vocab_size, config_path, "source_vocab_size");
-  model->target_ =
-      load_tokenizer(target_path, c.target_vocab_size, config_path, "target_vocab_size");
+  model->source_ = load_tokenizer(source_path, c.source_vocab_size, config_path, "source");
+  model->target_ = load_tokenizer(target_path, c.target_vocab_size, config_path, "target");
   model->files_.push_back({source_path, file_size(source_path)});
   if (target_path != source_path) model->files_.push_back({target_path, file_size(target_path)});
   return model;

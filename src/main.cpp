@@ -28,7 +28,9 @@ int main(int argc, char** argv) {
 
   CLI::App app{"minimt: run encoder-decoder Transformer translators and look inside them"};
   app.set_version_flag("--version", std::string("minimt ") + MINIMT_VERSION);
-  app.require_subcommand(1);
+  // At most one subcommand; a missing one is reported after parsing, so that an unknown word
+  // (minimt transalte) is reported as such rather than as a missing subcommand.
+  app.require_subcommand(0, 1);
 
   minimt::cli::TranslateArgs translate;
   CLI::App* translate_cmd = app.add_subcommand(
@@ -197,5 +199,6 @@ int main(int argc, char** argv) {
     std::cerr << "minimt: internal error: " << e.what() << "\n";
     return kExitFailure;
   }
+  std::cerr << "minimt: a subcommand is required\nRun 'minimt --help' for usage.\n";
   return kExitUsage;
 }

@@ -114,21 +114,34 @@ std::string to_pharaoh(const std::vector<Link>& links) {
   return text;
 }
 
-WeightMatrix average_cross_attention(const AttentionRecord& record, int layer,
-                                     const std::vector<int>& heads) {
-  const int layers = record.decoder_layers;
+namespace {
+
+// The layer index (negative counts from the end); throws if a layer or head does not exist.
+int resolve_layer(int layer, const std::vector<int>& heads, int layers, int head_count) {
   const int index = layer < 0 ? layers + layer : layer;
   if (index < 0 || index >= layers)
     throw Error("alignment: decoder layer " + std::to_string(layer) + " does not exist (the " +
                 "model has " + std::to_string(layers) + " decoder layers, numbered from 0; " +
                 "negative numbers count from the end)");
+  for (int h : heads)
+    if (h < 0 || h >= head_count)
+      throw Error("alignment: head " + std::to_string(h) + " does not exist (the model has " +
+                  std::to_string(head_count) + " heads, numbered from 0)");
+  return index;
+}
+
+}  // namespace
+
+void check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads) {
+  resolve_layer(options.layer, options.heads, decoder_layers, heads);
+}
+
+WeightMatrix average_cross_attention(const AttentionRecord& record, int layer,
+                                     const std::vector<int>& heads) {
+  const int index = resolve_layer(layer, heads, record.decoder_layers, record.heads);
   std::vector<int> chosen = heads;
   if (chosen.empty())
     for (int h = 0; h < record.heads; ++h) chosen.push_back(h);
-  for (int h : chosen)
-    if (h < 0 || h >= record.heads)
-      throw Error("alignment: head " + std::to_string(h) + " does not exist (the model has " +
-                  std::to_string(record.heads) + " heads, numbered from 0)");
   WeightMatrix mean(record.steps(), record.source_length);
   for (int t = 0; t < mean.rows; ++t)
     for (int s = 0; s < mean.cols; ++s) {

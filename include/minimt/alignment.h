@@ -75,6 +75,9 @@ struct AlignmentOptions {
   AlignRule rule = AlignRule::kBestSource;
 };
 
+// Throws Error unless the layer and heads exist in a model with these dimensions.
+void check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads);
+
 // The cross-attention of one decoder layer averaged over `heads` (empty: all):
 // [decoder steps][source pieces]. Throws Error if the layer or a head does not exist.
 WeightMatrix average_cross_attention(const AttentionRecord& record, int layer,

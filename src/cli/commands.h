@@ -58,7 +58,9 @@ int run_view(const ViewArgs& args);
 // Sentence numbers from items like "3" and "5-8" (numbered from 1); throws Error otherwise.
 std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items);
 bool is_sentence_range(const std::string& text);
-// Writes the page for `dump` to `path` ("-": stdout) and says so on stderr (view, translate --view).
-void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options);
+// Writes the page for `dump` to `path` ("-": stdout) and, if `report`, says so on stderr (view,
+// translate --view).
+void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options,
+                bool report = true);
 
 }  // namespace minimt::cli

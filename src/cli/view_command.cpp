@@ -60,7 +60,8 @@ std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items) {
   return numbers;
 }
 
-void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options) {
+void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options,
+                bool report) {
   std::ostringstream page;
   ViewSummary summary = write_attention_page(dump, page, options);
   const std::string text = page.str();
@@ -75,6 +76,7 @@ void write_view(const AttentionDump& dump, const std::string& path, const ViewOp
     file.close();
     if (!file) throw IoError("cannot write " + path);
   }
+  if (!report) return;
   std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
             << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
             << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages), "

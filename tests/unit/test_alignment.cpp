@@ -149,3 +149,17 @@ TEST_CASE("average_cross_attention picks the layer and averages the heads", "[al
   CHECK_THROWS_AS(average_cross_attention(record, -3, {}), Error);
   CHECK_THROWS_AS(average_cross_attention(record, 0, {2}), Error);
 }
+
+TEST_CASE("check_alignment_options refuses layers and heads the model lacks", "[alignment]") {
+  AlignmentOptions options;
+  CHECK_NOTHROW(check_alignment_options(options, 3, 4));
+  options.layer = -3;
+  options.heads = {0, 3};
+  CHECK_NOTHROW(check_alignment_options(options, 3, 4));
+  options.layer = 3;
+  CHECK_THROWS_WITH(check_alignment_options(options, 3, 4),
+                    Catch::Contains("decoder layer 3 does not exist"));
+  options.layer = 0;
+  options.heads = {4};
+  CHECK_THROWS_WITH(check_alignment_options(options, 3, 4), Catch::Contains("head 4"));
+}

@@ -162,6 +162,7 @@ int main(int argc, char** argv) {
   view_cmd
       ->add_option("--sentences", view.sentences,
                    "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
+      ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
       ->delimiter(',')
       ->check(CLI::Validator(
           [](std::string& item) {

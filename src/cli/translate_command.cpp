@@ -46,8 +46,7 @@ DumpSelection dump_selection(const TranslateArgs& args) {
 // Refuses `-o` naming the file `-i` reads: opening it for writing would empty it first.
 void check_not_same_file(const LineReader& reader, const std::string& output) {
   if (output.empty() || output == "-") return;
-  struct stat in {
-  }, out{};
+  struct stat in, out;  // filled by fstat and stat before any use
   if (::fstat(reader.fd(), &in) == 0 && ::stat(output.c_str(), &out) == 0 &&
       in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(in.st_mode))
     throw IoError("cannot write " + output + ": it is the input file");

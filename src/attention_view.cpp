@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -595,13 +596,18 @@ void write_attention_svg(const DumpSentence& sentence, const std::string& type, 
           << "<text y=\"11\" fill=\"#5b6472\">layer " << html_escape(m->layer_labels[l])
           << " &#183; head " << m->heads[h] << "</text>\n";
       const double gx = left, gy = caption + top;
+      // One path per colour, of 12x12 squares: the weights in steps of 1/200 (the colour scale
+      // cannot show finer ones), a third of the size of one <rect> per cell.
+      std::map<int, std::string> squares;
       for (int i = 0; i < m->rows; ++i)
         for (int j = 0; j < m->cols; ++j) {
           if (decoder && j > i) continue;
-          out << "<rect x=\"" << number(gx + j * cell) << "\" y=\"" << number(gy + i * cell)
-              << "\" width=\"12\" height=\"12\" fill=\""
-              << shade(m->at(l, static_cast<int>(h), i, j)) << "\"/>";
+          float w = std::min(1.0f, std::max(0.0f, m->at(l, static_cast<int>(h), i, j)));
+          squares[static_cast<int>(std::lround(w * 200))] +=
+              "M" + number(gx + j * cell) + ' ' + number(gy + i * cell) + "h12v12h-12z";
         }
+      for (const auto& [level, d] : squares)
+        out << "<path fill=\"" << shade(level / 200.0f) << "\" d=\"" << d << "\"/>";
       if (decoder) {  // the causal mask: a staircase above the diagonal
         out << "<path fill=\"url(#mask)\" d=\"M" << number(gx + cell) << ',' << number(gy);
         out << " H" << number(gx + m->cols * cell) << " V"

@@ -318,10 +318,10 @@ TEST_CASE("static SVG: one heatmap per layer and head, labels, the mask", "[view
   CHECK(c.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(count(c, "<g transform=") == 2 * 3);
   CHECK(c.find("layer 1 &#183; head 2") != std::string::npos);
-  CHECK(count(c, "width=\"12\" height=\"12\"") == 2 * 3 * 4 * 4);            // every cell
-  CHECK(count(d, "width=\"12\" height=\"12\"") == 2 * 3 * (1 + 2 + 3 + 4));  // lower triangle
-  CHECK(count(d, "fill=\"url(#mask)\" d=") == 2 * 3);                        // mask per heatmap
-  CHECK(c.find("&lt;b&gt;sleeps&lt;/script&gt;") != std::string::npos);      // escaped label
+  CHECK(count(c, "h12v12h-12z") == 2 * 3 * 4 * 4);                       // every cell
+  CHECK(count(d, "h12v12h-12z") == 2 * 3 * (1 + 2 + 3 + 4));             // the lower triangle
+  CHECK(count(d, "fill=\"url(#mask)\" d=") == 2 * 3);                    // mask per heatmap
+  CHECK(c.find("&lt;b&gt;sleeps&lt;/script&gt;") != std::string::npos);  // escaped label
   CHECK(c.find("<b>") == std::string::npos);
   std::ostringstream none;
   CHECK_THROWS_AS(write_attention_svg(dump.sentences[2], "cross", none), Error);

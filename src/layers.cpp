@@ -4,7 +4,7 @@
 
 namespace minimt {
 
-void embed(const ModelConfig& config, const float* token_table, const float* learned_positions,
+void embed(const ModelConfig& config, const float* token_table, const float* position_table,
            const int* ids, const int* positions, int count, float* out) {
   const int d = config.d_model;
   const float scale = config.scale_embeddings ? std::sqrt(static_cast<float>(d)) : 1.0f;
@@ -12,8 +12,8 @@ void embed(const ModelConfig& config, const float* token_table, const float* lea
     const float* token = token_table + static_cast<int64_t>(ids[i]) * d;
     float* row = out + static_cast<int64_t>(i) * d;
     for (int j = 0; j < d; ++j) row[j] = token[j] * scale;
-    if (learned_positions)
-      ops::add_in_place(row, learned_positions + static_cast<int64_t>(positions[i]) * d, d);
+    if (position_table)
+      ops::add_in_place(row, position_table + static_cast<int64_t>(positions[i]) * d, d);
     else
       ops::add_sinusoidal_position(positions[i], d, row);
   }

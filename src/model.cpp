@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "minimt/error.h"
+#include "minimt/ops.h"
 #include "minimt/paths.h"
 #include "minimt/safetensors.h"
 
@@ -26,6 +27,21 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, int expected_
 }
 
 }  // namespace
+
+void Model::tabulate_sinusoidal_positions() {
+  // The table replaces a sin and a cos per element at every decoder step; past this size it
+  // would cost the start-up more than it saves, and positions are computed on the fly.
+  constexpr long long kMaxTableFloats = 1 << 18;
+  const ModelConfig& c = config_;
+  if (c.positions != Positions::kSinusoidal ||
+      static_cast<long long>(c.max_positions) * c.d_model > kMaxTableFloats)
+    return;
+  sinusoidal_table_.assign(static_cast<size_t>(c.max_positions) * c.d_model, 0.0f);
+  for (int position = 0; position < c.max_positions; ++position)
+    ops::add_sinusoidal_position(
+        position, c.d_model, sinusoidal_table_.data() + static_cast<size_t>(position) * c.d_model);
+  weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
+}
 
 void Model::pack_linear_weights() {
   // MINIMT_KERNELS=openblas keeps every product in OpenBLAS (for comparisons).
@@ -86,6 +102,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir) {
   }
   model->weights_ = bind_weights(c, model->store_, weights_file);
   model->pack_linear_weights();
+  model->tabulate_sinusoidal_positions();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);
   const std::string target_path = join_path(dir, c.target_tokenizer);

@@ -10,8 +10,9 @@
 namespace minimt {
 
 // out[count, d] = E[ids[i]] * (sqrt(d) if scaled) + P[positions[i]].
-// learned_positions is the [max_positions, d] table, or null for sinusoidal positions.
-void embed(const ModelConfig& config, const float* token_table, const float* learned_positions,
+// position_table is the [max_positions, d] table (learned, or sinusoidal precomputed), or null
+// to compute sinusoidal positions on the fly.
+void embed(const ModelConfig& config, const float* token_table, const float* position_table,
            const int* ids, const int* positions, int count, float* out);
 
 // Scratch buffers one layer stack reuses across calls, so steady-state decoding allocates

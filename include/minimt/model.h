@@ -44,7 +44,10 @@ class Model {
   std::vector<ModelFile> files_;
   std::deque<PackedMatrix> packed_;  // deque: adding one never moves the others
 
+  std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
+
   void pack_linear_weights();
+  void tabulate_sinusoidal_positions();
 };
 
 }  // namespace minimt

@@ -49,12 +49,14 @@ struct DecoderLayerWeights {
 struct ModelWeights {
   const float* source_embeddings = nullptr;  // [source_vocab_size, d_model]
   const float* target_embeddings = nullptr;  // [target_vocab_size, d_model]
-  const float* source_positions = nullptr;   // [max_positions, d_model], learned positions only
+  // [max_positions, d_model]: learned positions, or the sinusoidal table when the model keeps
+  // one; null means sinusoidal positions computed on the fly.
+  const float* source_positions = nullptr;
   const float* target_positions = nullptr;
   std::vector<EncoderLayerWeights> encoder_layers;
   std::vector<DecoderLayerWeights> decoder_layers;
-  LayerNormWeights encoder_final_norm;       // pre-norm only
-  LayerNormWeights decoder_final_norm;       // pre-norm only
+  LayerNormWeights encoder_final_norm;  // pre-norm only
+  LayerNormWeights decoder_final_norm;  // pre-norm only
   // Logits: weight [target_vocab_size, d_model] is the tied decoder embedding or lm_head;
   // bias is final_logits_bias or null.
   Linear output;

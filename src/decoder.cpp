@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "minimt/attention.h"
+#include "minimt/error.h"
 
 namespace minimt {
 
@@ -58,7 +59,7 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
     // see, and the causal mask only matters inside a run of several new positions.
     cache.self_k.insert(cache.self_k.end(), k + first, k + last);
     cache.self_v.insert(cache.self_v.end(), v + first, v + last);
-    float* probs = state.record && n == 1 ? state.record->decoder_self_steps[t].data() +
+    float* probs = state.record && n == 1 ? state.record->decoder_self_steps.back().data() +
                                                 static_cast<size_t>(l) * heads * (t + 1)
                                           : nullptr;
     multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
@@ -82,7 +83,7 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
   for (size_t b = 0; b < states.size(); ++b) {
     DecoderState& state = *states[b];
     const int n = rows[b], s = state.source_length;
-    float* probs = state.record && n == 1 ? state.record->cross_steps[state.length].data() +
+    float* probs = state.record && n == 1 ? state.record->cross_steps.back().data() +
                                                 static_cast<size_t>(l) * heads * s
                                           : nullptr;
     multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
@@ -108,11 +109,10 @@ const std::vector<float>& Decoder::step(const std::vector<int>& tokens,
 }
 
 const std::vector<float>& Decoder::prefix(const std::vector<int>& tokens, DecoderState& state) {
-  AttentionRecord* record = state.record;
-  state.record = nullptr;
-  const std::vector<float>& logits = forward(tokens, {static_cast<int>(tokens.size())}, {&state});
-  state.record = record;
-  return logits;
+  // A record holds one row per step() from position 0; a prefix run would leave holes in it.
+  if (state.record)
+    throw Error("attention is recorded step by step: prefix() needs a state without a record");
+  return forward(tokens, {static_cast<int>(tokens.size())}, {&state});
 }
 
 const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
@@ -122,8 +122,12 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
   const int d = c.d_model;
   const int total = static_cast<int>(tokens.size());
   positions_.clear();
-  for (size_t b = 0; b < states.size(); ++b)
+  for (size_t b = 0; b < states.size(); ++b) {
+    if (states[b]->length + rows[b] > c.max_positions)
+      throw Error("the decoder input would pass max_positions (" + std::to_string(c.max_positions) +
+                  ")");
     for (int i = 0; i < rows[b]; ++i) positions_.push_back(states[b]->length + i);
+  }
   float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]
   embed(c, weights_.target_embeddings, weights_.target_positions, tokens.data(), positions_.data(),
         total, x);

@@ -43,7 +43,8 @@ class Decoder {
 
   // Feeds a whole run of tokens to one state in a single pass (causal mask inside the run) and
   // returns the logits after every position: [T, target_vocab_size]. Used to score a known
-  // target and to check the cache; attention is not recorded.
+  // target and to check the cache. The state must have no record (records are step by step).
+  // Both calls throw Error past max_positions.
   const std::vector<float>& prefix(const std::vector<int>& tokens, DecoderState& state);
 
   // Number of cross-attention K/V projections done by start(), one per layer and batch.

@@ -132,6 +132,38 @@ int main(int argc, char** argv) {
       ->type_name("LIST")
       ->needs(dump_option);
   translate_cmd
+      ->add_option("--view", translate.view,
+                   "also render the attention as one self-contained HTML page (as minimt view "
+                   "does; it shows what --dump-* select when given)")
+      ->type_name("FILE.html");
+  CLI::Option* align_flag = translate_cmd->add_flag(
+      "--align", translate.align,
+      "after each translation, a tab and its word alignment in Pharaoh format (source-target, "
+      "e.g. 0-0 1-2 2-1), from cross-attention; jsonl: an \"alignment\" field");
+  translate_cmd
+      ->add_option("--align-layer", translate.align_layer,
+                   "decoder layer the alignment reads (negative counts from the end)")
+      ->type_name("N")
+      ->capture_default_str()
+      ->needs(align_flag);
+  translate_cmd
+      ->add_option_function<std::string>(
+          "--align-heads",
+          [&](const std::string& list) {
+            translate.align_heads = parse_numbers("--align-heads", list, false,
+                                                  "a head number (heads are numbered from 0)");
+          },
+          "heads whose cross-attention the alignment averages, e.g. 0,3 (default: all)")
+      ->type_name("LIST")
+      ->needs(align_flag);
+  translate_cmd
+      ->add_option("--align-rule", translate.align_rule,
+                   "best-source: each target word to its best source word; best-target: each "
+                   "source word to its best target word; intersection: links both agree on")
+      ->check(CLI::IsMember({"best-source", "best-target", "intersection"}))
+      ->capture_default_str()
+      ->needs(align_flag);
+  translate_cmd
       ->add_option("text", translate.texts, "sentences, one per argument; with none, read lines")
       ->excludes(input_option);
 

@@ -30,6 +30,11 @@ struct TranslateArgs {
   std::vector<std::string> dump_types;  // encoder, decoder, cross; empty: all
   std::vector<int> dump_layers;         // negative counts from the end; empty: all
   std::vector<int> dump_heads;          // empty: all
+  std::string view;                     // --view: also render the attention as this HTML page
+  bool align = false;                   // --align: a tab and the word alignment after each line
+  int align_layer = -1;                 // the decoder layer it reads; negative from the end
+  std::vector<int> align_heads;         // the heads it averages; empty: all
+  std::string align_rule = "best-source";  // best-source, best-target or intersection
   std::vector<std::string> texts;       // sentences from the command line, instead of lines
 };
 int run_translate(const TranslateArgs& args);

@@ -7,10 +7,13 @@
 
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "cli/commands.h"
+#include "minimt/alignment.h"
 #include "minimt/attention_dump.h"
+#include "minimt/attention_view.h"
 #include "minimt/batch_runner.h"
 #include "minimt/error.h"
 #include "minimt/line_reader.h"
@@ -78,6 +81,38 @@ class DumpFile {
   std::unique_ptr<AttentionDumpWriter> writer_;
 };
 
+// --align: the translation's word alignment after a tab (text) or as "alignment" (jsonl).
+std::string with_alignment(std::string record, const std::string& links, bool jsonl) {
+  if (!jsonl) {
+    record.pop_back();  // '\n'
+    return record + '\t' + links + '\n';
+  }
+  const std::string time = ",\"time_ms\":";
+  size_t at = record.rfind(time);
+  if (at == std::string::npos) at = record.rfind('}');
+  return record.insert(at, ",\"alignment\":\"" + links + "\"");
+}
+
+// --view: the dump kept in memory, rendered at the end as minimt view would.
+class ViewFile {
+ public:
+  ViewFile(std::string path, const Model& model, const DumpSelection& selection, bool quiet)
+      : path_(std::move(path)), quiet_(quiet), writer_(text_, model, selection) {}
+  void add(const Translation& translation) { writer_.add(translation); }
+  void finish() {
+    writer_.finish();
+    std::istringstream in(text_.str());
+    text_.str("");
+    write_view(read_attention_dump(in, "the attention of this run"), path_, ViewOptions(), !quiet_);
+  }
+
+ private:
+  std::string path_;
+  bool quiet_;
+  std::ostringstream text_;
+  AttentionDumpWriter writer_;
+};
+
 }  // namespace
 
 int run_translate(const TranslateArgs& args) {
@@ -94,11 +129,21 @@ int run_translate(const TranslateArgs& args) {
   options.threads = args.threads > 0 ? args.threads : available_cores();
   options.batch_size = std::max(args.batch_size, 1);
   options.translate.max_length = args.max_length;
-  options.translate.record_attention = !args.dump_attention.empty();
+  options.translate.record_attention =
+      !args.dump_attention.empty() || !args.view.empty() || args.align;
+  AlignmentOptions alignment;
+  alignment.layer = args.align_layer;
+  alignment.heads = args.align_heads;
+  alignment.rule = parse_align_rule(args.align_rule);
+  if (args.align)
+    check_alignment_options(alignment, model.config().decoder_layers, model.config().num_heads);
 
   std::unique_ptr<DumpFile> dump;
-  if (options.translate.record_attention)
+  if (!args.dump_attention.empty())
     dump = std::make_unique<DumpFile>(args.dump_attention, model, dump_selection(args));
+  std::unique_ptr<ViewFile> view;
+  if (!args.view.empty())
+    view = std::make_unique<ViewFile>(args.view, model, dump_selection(args), args.quiet);
   if (reader) check_not_same_file(*reader, args.output);
   OutputWriter out(args.output);
 
@@ -112,10 +157,15 @@ int run_translate(const TranslateArgs& args) {
   callbacks.render = [&](LineBatch& batch) {  // worker threads
     // time_ms: the batch's wall time shared equally among its lines.
     const double per_line = batch.milliseconds / static_cast<double>(batch.lines.size());
-    for (size_t i = 0; i < batch.translations.size(); ++i)
-      batch.records.push_back(
-          jsonl ? jsonl_record(model, batch.translations[i], batch.first_line + i, per_line)
-                : text_record(batch.translations[i]));
+    for (size_t i = 0; i < batch.translations.size(); ++i) {
+      Translation& t = batch.translations[i];
+      batch.records.push_back(jsonl ? jsonl_record(model, t, batch.first_line + i, per_line)
+                                    : text_record(t));
+      if (args.align && (t.ok() || !jsonl))  // jsonl: a failed line has only "error"
+        batch.records.back() = with_alignment(
+            batch.records.back(), to_pharaoh(align_translation(t, model, alignment).links), jsonl);
+      if (!dump && !view) t.attention.reset();  // only the alignment needed it
+    }
   };
   // Output to the terminal that shows the bar goes above the bar, not through it.
   const bool output_under_bar = show_progress && isatty(out.fd());
@@ -134,6 +184,7 @@ int run_translate(const TranslateArgs& args) {
       }
       if (!out.write(batch.records[i])) return false;  // the reader is gone
       if (dump) dump->add(t);
+      if (view) view->add(t);
       ++written;
       if (!t.ok() && args.fail_fast) return false;
     }
@@ -150,6 +201,7 @@ int run_translate(const TranslateArgs& args) {
   out.flush();  // false if the reader has gone, which is not an error
   progress.clear();
   if (dump) dump->finish();
+  if (view) view->finish();
   return failures > 0 ? 1 : 0;
 }
 

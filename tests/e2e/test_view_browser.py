@@ -146,6 +146,55 @@ def screenshot_check(browser, path, scratch, what):
           (what, width, height, 100 * share, len(colours)))
 
 
+PROBE = """<script>
+(function () {
+  var fig = document.querySelector('figure[data-type="cross"][data-layer="1"][data-head="2"]');
+  var over = fig.querySelectorAll('canvas')[1], g = fig.minimt, box = over.getBoundingClientRect();
+  function at(i, j) {
+    return { clientX: box.left + g.left + (j + 0.5) * g.cell,
+             clientY: box.top + g.top + (i + 0.5) * g.cell, bubbles: true };
+  }
+  var out = document.createElement('pre');
+  out.id = 'probe';
+  over.dispatchEvent(new MouseEvent('mousemove', at(%d, %d)));
+  var tip = document.getElementById('minimt-tip');
+  out.textContent = 'TIP ' + (tip.hidden ? 'hidden' : 'shown') + ' ' + tip.textContent.replace(/\\n/g, ' | ');
+  over.dispatchEvent(new MouseEvent('click', at(%d, %d)));
+  out.textContent += '\\nINFO ' + document.getElementById('minimt-info').textContent;
+  document.body.appendChild(out);
+})();
+</script>
+</body>"""
+
+
+def hover_check(browser, page, scratch, sentence):
+    """Hover over one cell of cross-attention (layer 1, head 2), then click another."""
+    T, S = len(sentence["decoder_input_tokens"]), len(sentence["source_tokens"])
+    (i1, j1), (i2, j2) = (min(1, T - 1), min(2, S - 1)), (T - 1, 0)
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    probed = os.path.join(scratch, "probed.html")
+    with open(probed, "w", encoding="utf-8") as f:
+        f.write(html.replace("</body>", PROBE % (i1, j1, i2, j2)))
+    status, pinned, dom = page_status(browser, probed, scratch)
+    check(status.startswith("ok:"), "probed page: status %r" % status)
+    found = re.search(r'<pre id="probe">([^<]*)</pre>', dom)
+    text = found.group(1) if found else ""
+    cross = sentence["cross_attention"][1][2]
+    tip = text.split("\n")[0]
+    want_tip = ["TIP shown", "Cross-attention, layer 1, head 2",
+                "query %d %s (predicting %s)" % (i1, sentence["decoder_input_tokens"][i1],
+                                                 sentence["output_tokens"][i1]),
+                "key %d %s" % (j1, sentence["source_tokens"][j1])]
+    check(all(w in tip for w in want_tip), "hover tooltip %r lacks %r" % (tip, want_tip))
+    for line, (i, j) in ((tip, (i1, j1)), (text.split("\n")[-1], (i2, j2))):
+        weight = re.search(r"weight ([0-9.e+-]+)", line)
+        check(weight is not None and abs(float(weight.group(1)) - cross[i][j]) <=
+              2e-3 * max(cross[i][j], 1e-3) + 1e-6,
+              "cell (%d, %d) shows %r, the dump has %.6f" % (i, j, line, cross[i][j]))
+    check("INFO Cross-attention, layer 1, head 2" in text, "click did not pin the cell: %r" % text)
+
+
 def make_model(python, directory, *options):
     result = run([python, os.path.join(ROOT, "tools", "reference.py"), "random-model", directory,
                   *options])
@@ -214,6 +263,9 @@ def main():
         check(pinned is not None and pinned.startswith("masked"),
               "a cell above the diagonal of decoder self-attention reads %r, want masked" % pinned)
         screenshot_check(browser, page, scratch, "full dump")
+
+        # Hovering and clicking: mouse events on the cells of a copy of the page.
+        hover_check(browser, page, scratch, first)
 
         # A dump with only some of the attention: cross-attention, the last layer, heads 1 and 3
         # (what translate --dump-types/--dump-layers/--dump-heads write).

@@ -10,10 +10,12 @@ PackedMatrix::PackedMatrix(const float* weight, int n, int k)
     : n_(n), k_(k), data_(static_cast<size_t>(panels()) * k * kPanel, 0.0f) {
   for (int p = 0; p < panels(); ++p) {
     float* out = data_.data() + static_cast<size_t>(p) * k * kPanel;  // [k][32]
-    for (int j = 0; j < kPanel && p * kPanel + j < n; ++j) {
-      const float* row = weight + static_cast<size_t>(p * kPanel + j) * k;
-      for (int i = 0; i < k; ++i) out[static_cast<size_t>(i) * kPanel + j] = row[i];
-    }
+    const int columns = std::min(kPanel, n - p * kPanel);
+    const float* rows = weight + static_cast<size_t>(p) * kPanel * k;
+    // Writes in order, reads 32 rows side by side: a few times faster than the other way round.
+    for (int i = 0; i < k; ++i)
+      for (int j = 0; j < columns; ++j)
+        out[static_cast<size_t>(i) * kPanel + j] = rows[static_cast<size_t>(j) * k + i];
   }
 }
 

@@ -47,29 +47,31 @@ void Model::pack_linear_weights() {
   // MINIMT_KERNELS=openblas keeps every product in OpenBLAS (for comparisons).
   const char* choice = std::getenv("MINIMT_KERNELS");
   if (!packed_kernels_available() || (choice && std::string(choice) == "openblas")) return;
-  auto pack = [&](Linear& layer, bool release_original) {
-    packed_.emplace_back(layer.weight, layer.out, layer.in);
-    layer.packed = &packed_.back();
-    // The packed copy replaces the mapped original, so resident memory stays near the file size.
-    if (release_original) store_.release(layer.weight, static_cast<int64_t>(layer.out) * layer.in);
-  };
-  auto pack_attention = [&](AttentionWeights& attention) {
-    for (Linear* layer : {&attention.q, &attention.k, &attention.v, &attention.out})
-      pack(*layer, true);
-  };
-  for (auto& layer : weights_.encoder_layers) {
-    pack_attention(layer.self_attn);
-    pack(layer.fc1, true);
-    pack(layer.fc2, true);
+  std::vector<Linear*> layers;
+  for (auto& layer : weights_.encoder_layers)
+    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
+                           &layer.self_attn.out, &layer.fc1, &layer.fc2})
+      layers.push_back(linear);
+  for (auto& layer : weights_.decoder_layers)
+    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
+                           &layer.self_attn.out, &layer.cross_attn.q, &layer.cross_attn.k,
+                           &layer.cross_attn.v, &layer.cross_attn.out, &layer.fc1, &layer.fc2})
+      layers.push_back(linear);
+  layers.push_back(&weights_.output);
+
+  size_t floats = 0;
+  for (const Linear* layer : layers) floats += PackedMatrix::floats_needed(layer->out, layer->in);
+  packed_arena_ = std::make_unique<PackedArena>(floats);
+  float* next = packed_arena_->data();
+  for (Linear* layer : layers) {
+    packed_.emplace_back(layer->weight, layer->out, layer->in, next);
+    next += PackedMatrix::floats_needed(layer->out, layer->in);
+    layer->packed = &packed_.back();
+    // The packed copy replaces the mapped original, so resident memory stays near the file
+    // size. A tied output projection is also the embedding table, which is still read.
+    if (layer != &weights_.output || !config_.tie_output)
+      store_.release(layer->weight, static_cast<int64_t>(layer->out) * layer->in);
   }
-  for (auto& layer : weights_.decoder_layers) {
-    pack_attention(layer.self_attn);
-    pack_attention(layer.cross_attn);
-    pack(layer.fc1, true);
-    pack(layer.fc2, true);
-  }
-  // A tied output projection is also the embedding table, which is still read.
-  pack(weights_.output, !config_.tie_output);
 }
 
 size_t Model::packed_bytes() const {

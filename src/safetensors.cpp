@@ -1,5 +1,7 @@
 #include "minimt/safetensors.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -47,6 +49,27 @@ float bf16_to_float(uint16_t h) {
 
 uint16_t load_u16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
+}
+
+#if defined(__x86_64__)
+// The F16C instruction widens 8 halves at once, exactly (every F16 value is an F32 value).
+__attribute__((target("f16c,avx"))) void widen_halves_f16c(const uint8_t* source, size_t count,
+                                                           float* out) {
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i halves = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 2 * i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(halves));
+  }
+  for (; i < count; ++i) out[i] = half_to_float(load_u16(source + 2 * i));
+}
+#endif
+
+// F16 model files are widened at load; done one value at a time it is most of the load time.
+void widen_halves(const uint8_t* source, size_t count, float* out) {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("f16c")) return widen_halves_f16c(source, count, out);
+#endif
+  for (size_t i = 0; i < count; ++i) out[i] = half_to_float(load_u16(source + 2 * i));
 }
 
 struct Entry {
@@ -149,7 +172,7 @@ void read_safetensors(const std::string& path, TensorStore& store) {
     if (entry.dtype == "F32")
       std::memcpy(values.data(), source, count * sizeof(float));
     else if (entry.dtype == "F16")
-      for (size_t i = 0; i < count; ++i) values[i] = half_to_float(load_u16(source + 2 * i));
+      widen_halves(source, count, values.data());
     else
       for (size_t i = 0; i < count; ++i) values[i] = bf16_to_float(load_u16(source + 2 * i));
     store.add_owned(entry.name, entry.shape, std::move(values));

@@ -42,7 +42,8 @@ class Model {
   ModelWeights weights_;
   std::unique_ptr<Tokenizer> source_, target_;
   std::vector<ModelFile> files_;
-  std::deque<PackedMatrix> packed_;  // deque: adding one never moves the others
+  std::unique_ptr<PackedArena> packed_arena_;  // storage of every packed matrix
+  std::deque<PackedMatrix> packed_;            // deque: adding one never moves the others
 
   std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
 

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 
 #include "cli/commands.h"
@@ -22,8 +23,16 @@ std::string resolve_model_dir(const std::string& option) {
   if (!option.empty()) return option;
   if (const char* env = std::getenv("MINIMT_MODEL"); env && *env) return env;
   const std::string exe = executable_dir();
-  for (const char* relative : {"/../models/en-fr", "/../share/minimt/models/en-fr"})
-    if (file_size(exe + relative + std::string("/config.json")) >= 0) return exe + relative;
+  for (const char* relative : {"/../models/en-fr", "/../share/minimt/models/en-fr"}) {
+    std::string candidate = exe + relative;
+    if (file_size(candidate + "/config.json") < 0) continue;
+    // Shown in messages and dumps: say /repo/models/en-fr rather than /repo/build/../models/en-fr.
+    if (char* real = realpath(candidate.c_str(), nullptr)) {
+      candidate = real;
+      std::free(real);
+    }
+    return candidate;
+  }
   return exe + "/../models/en-fr";
 }
 

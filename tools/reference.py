@@ -199,20 +199,22 @@ def read_inputs(texts):
 
 
 def cmd_translate(args):
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     if args.threads:
         set_threads(args.threads)
     translator = Translator(args.model, skip_blank=args.skip_blank)
-    loaded = time.perf_counter()
+    loaded, loaded_cpu = time.perf_counter(), time.process_time()
     texts = read_inputs(args.text)
     record = bool(args.dump_attention)
     results = translator.translate(texts, args.max_length, args.batch_size, record) if texts else []
-    translated = time.perf_counter()
+    translated, translated_cpu = time.perf_counter(), time.process_time()
     if args.timing:
         # Seconds since this function started: after the imports, so the torch import is not
         # in it (the caller times the whole process).
         print(json.dumps({"load_seconds": round(loaded - started, 4),
                           "translate_seconds": round(translated - loaded, 4),
+                          "load_cpu_seconds": round(loaded_cpu - started_cpu, 4),
+                          "translate_cpu_seconds": round(translated_cpu - loaded_cpu, 4),
                           "sentences": len(results),
                           "generated_tokens": sum(len(r["ids"]) for r in results),
                           "threads": torch.get_num_threads()}), file=sys.stderr)

@@ -183,17 +183,23 @@ int main(int argc, char** argv) {
   CLI::App* view_cmd = app.add_subcommand(
       "view", "render an attention dump as one self-contained HTML page of heatmaps");
   view_cmd->add_option("dump", view.dump, "the dump (translate --dump-attention); - for stdin")
+      ->type_name("FILE")
       ->required();
-  view_cmd->add_option("-o,--output", view.output,
-                       "the page to write (default: the dump's name with .html; - for stdout)");
-  view_cmd->add_option("--title", view.title, "the page's title");
-  view_cmd->add_option("--svg", view.svg,
-                       "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
-                       "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
-                       "when several are shown)");
+  view_cmd
+      ->add_option("-o,--output", view.output,
+                   "the page to write (default: the dump's name with .html; - for stdout)")
+      ->type_name("FILE");
+  view_cmd->add_option("--title", view.title, "the page's title")->type_name("TEXT");
+  view_cmd
+      ->add_option("--svg", view.svg,
+                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
+                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
+                   "when several are shown)")
+      ->type_name("PREFIX");
   view_cmd
       ->add_option("--sentences", view.sentences,
                    "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
+      ->type_name("LIST")
       ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
       ->delimiter(',')
       ->check(CLI::Validator(

@@ -142,6 +142,8 @@ int run_translate(const TranslateArgs& args) {
   if (!args.dump_attention.empty())
     dump = std::make_unique<DumpFile>(args.dump_attention, model, dump_selection(args));
   std::unique_ptr<ViewFile> view;
+  if (args.view == "-")
+    throw IoError("--view needs a file name: the translations go to standard output");
   if (!args.view.empty())
     view = std::make_unique<ViewFile>(args.view, model, dump_selection(args), args.quiet);
   if (reader) check_not_same_file(*reader, args.output);

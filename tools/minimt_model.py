@@ -169,6 +169,20 @@ class MultiHeadAttention(nn.Module):
         k, v = self.project_kv(memory)
         return self.attend(query, k, v, mask, need_weights)
 
+    def attend_one(self, query, k, v, mask=None):
+        """attend() for one query position per row, without weights: query [B, 1, D], k/v
+        [B, H, S, dk] (views of a cache are fine), mask additive [B, 1, 1, S] or None.
+        Elementwise products and sums instead of matmul: this torch's CPU bmm multiplies
+        batch item by batch item (B*H tiny products), which costs more than the arithmetic."""
+        b = query.shape[0]
+        q = self.q_proj(query).view(b, self.num_heads, 1, self.head_dim)    # [B, H, 1, dk]
+        scores = (q * k).sum(-1) / math.sqrt(self.head_dim)                 # [B, H, S]
+        if mask is not None:
+            scores = scores + mask[:, :, 0, :]
+        weights = torch.softmax(scores, dim=-1)
+        heads = (weights.unsqueeze(-1) * v).sum(-2)                         # [B, H, dk]
+        return self.out_proj(heads.reshape(b, 1, self.num_heads * self.head_dim))
+
 
 class _Layer(nn.Module):
     """Shared residual/norm plumbing of encoder and decoder layers."""
@@ -257,12 +271,12 @@ class DecoderLayer(_Layer):
             k, v = self.self_attn.project_kv(h)                             # [B, H, 1, dk]
             k_cache[:, :, t:t + 1] = k
             v_cache[:, :, t:t + 1] = v
-            return self.self_attn.attend(h, k_cache[:, :, :t + 1], v_cache[:, :, :t + 1])
+            return self.self_attn.attend_one(h, k_cache[:, :, :t + 1], v_cache[:, :, :t + 1]), None
 
         x, _ = self._residual(x, self.self_attn_layer_norm, self_attention)
         x, _ = self._residual(
             x, self.encoder_attn_layer_norm,
-            lambda h: self.encoder_attn.attend(h, cross_kv[0], cross_kv[1], cross_mask))
+            lambda h: (self.encoder_attn.attend_one(h, cross_kv[0], cross_kv[1], cross_mask), None))
         x, _ = self._residual(x, self.final_layer_norm, self._ffn)
         return x
 

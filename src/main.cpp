@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   translate_cmd
       ->add_option("--max-length", translate.max_length,
                    "most tokens to generate per sentence, eos included (capped at max_positions)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
   CLI::Option* input_option =
       translate_cmd

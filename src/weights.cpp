@@ -71,26 +71,25 @@ ModelWeights bind_weights(const ModelConfig& c, const TensorStore& store, const 
     w.source_positions = bind.tensor("encoder.embed_positions.weight", {c.max_positions, d});
     w.target_positions = bind.tensor("decoder.embed_positions.weight", {c.max_positions, d});
   }
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    std::string p = "encoder.layers." + std::to_string(i);
-    EncoderLayerWeights layer;
+  // The parts every layer has, encoder or decoder: self-attention, feed-forward, their norms.
+  auto bind_common = [&](auto& layer, const std::string& p) {
     layer.self_attn = bind.attention(p + ".self_attn", c);
     layer.self_attn_norm = bind.layer_norm(p + ".self_attn_layer_norm", d);
     layer.fc1 = bind.linear(p + ".fc1", c.d_ff, d);
     layer.fc2 = bind.linear(p + ".fc2", d, c.d_ff);
     layer.final_norm = bind.layer_norm(p + ".final_layer_norm", d);
+  };
+  for (int i = 0; i < c.encoder_layers; ++i) {
+    EncoderLayerWeights layer;
+    bind_common(layer, "encoder.layers." + std::to_string(i));
     w.encoder_layers.push_back(layer);
   }
   for (int i = 0; i < c.decoder_layers; ++i) {
     std::string p = "decoder.layers." + std::to_string(i);
     DecoderLayerWeights layer;
-    layer.self_attn = bind.attention(p + ".self_attn", c);
-    layer.self_attn_norm = bind.layer_norm(p + ".self_attn_layer_norm", d);
+    bind_common(layer, p);
     layer.cross_attn = bind.attention(p + ".encoder_attn", c);
     layer.cross_attn_norm = bind.layer_norm(p + ".encoder_attn_layer_norm", d);
-    layer.fc1 = bind.linear(p + ".fc1", c.d_ff, d);
-    layer.fc2 = bind.linear(p + ".fc2", d, c.d_ff);
-    layer.final_norm = bind.layer_norm(p + ".final_layer_norm", d);
     w.decoder_layers.push_back(layer);
   }
   if (c.norm_position == NormPosition::kPre) {

@@ -99,14 +99,19 @@ class Translator:
             return [blank_result(t) if is_blank(t) else next(done) for t in texts]
         return self._run_batch(texts, max_length, record_attention)
 
-    def _run_batch(self, texts, max_length, record_attention):
-        sources = [self.source_ids(t) for t in texts]
+    def _padded(self, sources):
+        """Source id lists as one padded batch: ids [B, S] and the padding mask [B, S]."""
         width = max(len(s) for s in sources)
         src = torch.full((len(sources), width), self.pad, dtype=torch.long)   # [B, S]
         pad_mask = torch.ones(len(sources), width, dtype=torch.bool)
         for i, ids in enumerate(sources):
             src[i, :len(ids)] = torch.tensor(ids, dtype=torch.long)
             pad_mask[i, :len(ids)] = False
+        return src, pad_mask
+
+    def _run_batch(self, texts, max_length, record_attention):
+        sources = [self.source_ids(t) for t in texts]
+        src, pad_mask = self._padded(sources)
         results = self.model.greedy(src, self.max_length(max_length), pad_mask, record_attention)
         out = []
         for text, ids, res in zip(texts, sources, results):
@@ -144,12 +149,7 @@ class Translator:
         return results
 
     def _run_fast(self, sources, max_length):
-        width = max(len(s) for s in sources)
-        src = torch.full((len(sources), width), self.pad, dtype=torch.long)   # [B, S]
-        pad_mask = torch.ones(len(sources), width, dtype=torch.bool)
-        for i, ids in enumerate(sources):
-            src[i, :len(ids)] = torch.tensor(ids, dtype=torch.long)
-            pad_mask[i, :len(ids)] = False
+        src, pad_mask = self._padded(sources)
         return self.model.greedy_fast(src, self.max_length(max_length),
                                       pad_mask if pad_mask.any() else None)
 

@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <cstdlib>
 
 #include "minimt/error.h"
 #include "minimt/ops.h"
@@ -43,44 +42,20 @@ void Model::tabulate_sinusoidal_positions() {
   weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
 }
 
-void Model::pack_linear_weights() {
-  // MINIMT_KERNELS=openblas keeps every product in OpenBLAS (for comparisons).
-  const char* choice = std::getenv("MINIMT_KERNELS");
-  if (!packed_kernels_available() || (choice && std::string(choice) == "openblas")) return;
-  std::vector<Linear*> layers;
-  for (auto& layer : weights_.encoder_layers)
-    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
-                           &layer.self_attn.out, &layer.fc1, &layer.fc2})
-      layers.push_back(linear);
-  for (auto& layer : weights_.decoder_layers)
-    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
-                           &layer.self_attn.out, &layer.cross_attn.q, &layer.cross_attn.k,
-                           &layer.cross_attn.v, &layer.cross_attn.out, &layer.fc1, &layer.fc2})
-      layers.push_back(linear);
-  layers.push_back(&weights_.output);
-
-  size_t floats = 0;
-  for (const Linear* layer : layers) floats += PackedMatrix::floats_needed(layer->out, layer->in);
-  packed_arena_ = std::make_unique<PackedArena>(floats);
-  float* next = packed_arena_->data();
-  for (Linear* layer : layers) {
-    packed_.emplace_back(layer->weight, layer->out, layer->in, next);
-    next += PackedMatrix::floats_needed(layer->out, layer->in);
-    layer->packed = &packed_.back();
-    // The packed copy replaces the mapped original, so resident memory stays near the file
-    // size. A tied output projection is also the embedding table, which is still read.
+void Model::pack_linear_weights(LinearKernel kernel) {
+  if (!linear_kernel_supported(kernel))
+    throw Error("the " + to_string(kernel) + " kernel does not run on this CPU (it runs " +
+                to_string(best_linear_kernel()) + ")");
+  kernel_ = kernel;
+  packed_ = pack_linear_layers(weights_, kernel);
+  // The packed copy replaces the mapped original, so resident memory stays near the file
+  // size. A tied output projection is also the embedding table, which is still read.
+  for (const Linear* layer : packed_.layers)
     if (layer != &weights_.output || !config_.tie_output)
       store_.release(layer->weight, static_cast<int64_t>(layer->out) * layer->in);
-  }
 }
 
-size_t Model::packed_bytes() const {
-  size_t bytes = 0;
-  for (const auto& matrix : packed_) bytes += matrix.bytes();
-  return bytes;
-}
-
-std::shared_ptr<const Model> Model::load(const std::string& dir) {
+std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options) {
   struct stat info {};
   if (stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
     throw ModelError(dir, "is not a model directory");
@@ -103,7 +78,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir) {
     read_inline_tensors(c.inline_weights, config_path, model->store_);
   }
   model->weights_ = bind_weights(c, model->store_, weights_file);
-  model->pack_linear_weights();
+  model->pack_linear_weights(options.kernel);
   model->tabulate_sinusoidal_positions();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);

@@ -1,13 +1,56 @@
 #include "minimt/packed_gemm.h"
 
-#include <immintrin.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <new>
 
+#include "kernels/packed_kernels.h"
+#include "minimt/error.h"
+
 namespace minimt {
+
+std::string to_string(LinearKernel kernel) {
+  switch (kernel) {
+    case LinearKernel::kOpenblas: return "openblas";
+    case LinearKernel::kGeneric: return "generic";
+    case LinearKernel::kAvx2: return "avx2";
+    case LinearKernel::kAvx512: return "avx512";
+  }
+  return "unknown";
+}
+
+LinearKernel parse_linear_kernel(const std::string& word) {
+  for (LinearKernel kernel : {LinearKernel::kOpenblas, LinearKernel::kGeneric, LinearKernel::kAvx2,
+                              LinearKernel::kAvx512})
+    if (word == to_string(kernel)) return kernel;
+  throw Error("unknown kernel '" + word + "' (expected avx512, avx2, generic or openblas)");
+}
+
+bool linear_kernel_supported(LinearKernel kernel) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (kernel == LinearKernel::kAvx512) return __builtin_cpu_supports("avx512f") != 0;
+  if (kernel == LinearKernel::kAvx2)
+    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
+#else
+  if (kernel == LinearKernel::kAvx512 || kernel == LinearKernel::kAvx2) return false;
+#endif
+  return true;
+}
+
+LinearKernel best_linear_kernel() {
+  for (LinearKernel kernel : {LinearKernel::kAvx512, LinearKernel::kAvx2})
+    if (linear_kernel_supported(kernel)) return kernel;
+#if defined(__x86_64__)
+  // An x86 CPU without AVX2 and FMA: the generic kernel would call a library fma per product
+  // (some 70 times slower than OpenBLAS), so OpenBLAS does the products there.
+  return LinearKernel::kOpenblas;
+#else
+  return LinearKernel::kGeneric;  // aarch64 and others: fma is one instruction
+#endif
+}
 
 PackedArena::PackedArena(size_t floats) {
   constexpr size_t kHugePage = 2u << 20;
@@ -22,14 +65,16 @@ PackedArena::~PackedArena() {
   std::free(data_);
 }
 
-PackedMatrix::PackedMatrix(const float* weight, int n, int k, float* storage)
-    : n_(n), k_(k), data_(storage) {
+PackedMatrix::PackedMatrix(const float* weight, int n, int k, float* storage, LinearKernel kernel)
+    : n_(n), k_(k), data_(storage), kernel_(kernel) {
+  if (kernel == LinearKernel::kOpenblas || !linear_kernel_supported(kernel))
+    throw Error("cannot pack weights for the " + to_string(kernel) + " kernel on this CPU");
   for (int p = 0; p < panels(); ++p) {
     float* out = data_ + static_cast<size_t>(p) * k * kPanel;  // [k][32]
     const int columns = std::min(kPanel, n - p * kPanel);
     const float* rows = weight + static_cast<size_t>(p) * kPanel * k;
     // Writes in order, reads 32 rows side by side: a few times faster than the other way round.
-    // Columns past n are zeros, so the kernel needs no edge case inside the loop.
+    // Columns past n are zeros, so the kernels need no edge case inside the loop.
     for (int i = 0; i < k; ++i) {
       float* line = out + static_cast<size_t>(i) * kPanel;
       for (int j = 0; j < columns; ++j) line[j] = rows[static_cast<size_t>(j) * k + i];
@@ -38,101 +83,15 @@ PackedMatrix::PackedMatrix(const float* weight, int n, int k, float* storage)
   }
 }
 
-bool packed_kernels_available() {
-#if defined(__x86_64__)
-  static const bool available = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return available;
-#else
-  return false;
-#endif
-}
-
-#if defined(__x86_64__)
-namespace {
-
-// ROWS rows of x against one 32-column panel. Even and odd k go to separate accumulators
-// (4*ROWS vectors in registers): two independent FMA chains per output hide the FMA latency
-// when there are few rows. Every output is summed in the same order whatever ROWS is, so a
-// row's result does not depend on how many rows share the call.
-constexpr int kPrefetchFloats = 512;
-
-template <int ROWS>
-__attribute__((target("avx512f"))) void panel_kernel(const float* panel, int k, const float* x,
-                                                     int ldx, const float* bias, int valid,
-                                                     float* y, int ldy) {
-  __m512 even[ROWS][2], odd[ROWS][2];
-  for (int r = 0; r < ROWS; ++r)
-    even[r][0] = even[r][1] = odd[r][0] = odd[r][1] = _mm512_setzero_ps();
-  int i = 0;
-  for (; i + 1 < k; i += 2) {
-    const float* w = panel + static_cast<size_t>(i) * 32;
-    const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
-    const __m512 w2 = _mm512_loadu_ps(w + 32), w3 = _mm512_loadu_ps(w + 48);
-    // With few rows the kernel waits on memory: ask for the panel 2 KB ahead.
-    if (ROWS <= 2)
-      for (int line = 0; line < 4; ++line)
-        _mm_prefetch(reinterpret_cast<const char*>(w + kPrefetchFloats + 16 * line), _MM_HINT_T0);
-    for (int r = 0; r < ROWS; ++r) {
-      const float* row = x + static_cast<size_t>(r) * ldx + i;
-      const __m512 a0 = _mm512_set1_ps(row[0]), a1 = _mm512_set1_ps(row[1]);
-      even[r][0] = _mm512_fmadd_ps(a0, w0, even[r][0]);
-      even[r][1] = _mm512_fmadd_ps(a0, w1, even[r][1]);
-      odd[r][0] = _mm512_fmadd_ps(a1, w2, odd[r][0]);
-      odd[r][1] = _mm512_fmadd_ps(a1, w3, odd[r][1]);
-    }
-  }
-  if (i < k) {  // odd k: the last one goes to the even accumulators
-    const float* w = panel + static_cast<size_t>(i) * 32;
-    const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
-    for (int r = 0; r < ROWS; ++r) {
-      const __m512 a0 = _mm512_set1_ps(x[static_cast<size_t>(r) * ldx + i]);
-      even[r][0] = _mm512_fmadd_ps(a0, w0, even[r][0]);
-      even[r][1] = _mm512_fmadd_ps(a0, w1, even[r][1]);
-    }
-  }
-  const __mmask16 mask0 = valid >= 16 ? 0xffff : static_cast<__mmask16>((1u << valid) - 1);
-  const __mmask16 mask1 = valid >= 32   ? 0xffff
-                          : valid <= 16 ? 0
-                                        : static_cast<__mmask16>((1u << (valid - 16)) - 1);
-  const __m512 b0 = bias ? _mm512_maskz_loadu_ps(mask0, bias) : _mm512_setzero_ps();
-  const __m512 b1 = bias ? _mm512_maskz_loadu_ps(mask1, bias + 16) : _mm512_setzero_ps();
-  for (int r = 0; r < ROWS; ++r) {
-    float* out = y + static_cast<size_t>(r) * ldy;
-    _mm512_mask_storeu_ps(out, mask0, _mm512_add_ps(_mm512_add_ps(even[r][0], odd[r][0]), b0));
-    _mm512_mask_storeu_ps(out + 16, mask1, _mm512_add_ps(_mm512_add_ps(even[r][1], odd[r][1]), b1));
-  }
-}
-
-using PanelKernel = void (*)(const float*, int, const float*, int, const float*, int, float*, int);
-constexpr int kRowBlock = 6;  // 24 accumulators + 4 weight vectors fit the 32 registers
-constexpr PanelKernel kKernels[kRowBlock + 1] = {nullptr,         panel_kernel<1>, panel_kernel<2>,
-                                                 panel_kernel<3>, panel_kernel<4>, panel_kernel<5>,
-                                                 panel_kernel<6>};
-
-}  // namespace
-#endif
-
 void packed_linear(const PackedMatrix& weight, const float* bias, const float* x, int m, int ldx,
                    float* y) {
+  switch (weight.kernel()) {
 #if defined(__x86_64__)
-  const int n = weight.rows(), k = weight.cols();
-  // Panel outer, rows inner: one panel (k*32 floats) stays in cache while every row uses it.
-  for (int p = 0; p < weight.panels(); ++p) {
-    const int column = p * PackedMatrix::kPanel;
-    const int valid = std::min(PackedMatrix::kPanel, n - column);
-    const float* panel_bias = bias ? bias + column : nullptr;
-    for (int r = 0; r < m; r += kRowBlock) {
-      const int rows = std::min(kRowBlock, m - r);
-      kKernels[rows](weight.panel(p), k, x + static_cast<size_t>(r) * ldx, ldx, panel_bias, valid,
-                     y + static_cast<size_t>(r) * n + column, n);
-    }
-  }
-#else
-  (void)weight, (void)bias, (void)x, (void)m, (void)ldx, (void)y;
+    case LinearKernel::kAvx512: return kernels::packed_linear_avx512(weight, bias, x, m, ldx, y);
+    case LinearKernel::kAvx2: return kernels::packed_linear_avx2(weight, bias, x, m, ldx, y);
 #endif
+    default: return kernels::packed_linear_generic(weight, bias, x, m, ldx, y);
+  }
 }
 
 }  // namespace minimt

@@ -2,18 +2,25 @@
 // reads model files.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "minimt/config.h"
 #include "minimt/packed_gemm.h"
+#include "minimt/packed_weights.h"
 #include "minimt/tensor.h"
 #include "minimt/tokenizer.h"
 #include "minimt/weights.h"
 
 namespace minimt {
+
+// How to load a model: choices the caller makes (the CLI reads them from its options and
+// environment; the library reads no environment).
+struct LoadOptions {
+  // Who computes the Linear layers; the default is the fastest this CPU runs.
+  LinearKernel kernel = best_linear_kernel();
+};
 
 struct ModelFile {
   std::string path;
@@ -23,7 +30,8 @@ struct ModelFile {
 class Model {
  public:
   // Loads and validates `dir`; throws ModelError naming the file and the key or tensor.
-  static std::shared_ptr<const Model> load(const std::string& dir);
+  // Throws Error when options.kernel does not run on this CPU.
+  static std::shared_ptr<const Model> load(const std::string& dir, const LoadOptions& options = {});
 
   const std::string& directory() const { return directory_; }
   const ModelConfig& config() const { return config_; }
@@ -32,7 +40,8 @@ class Model {
   const Tokenizer& target_tokenizer() const { return *target_; }
   const std::vector<ModelFile>& files() const { return files_; }
   // Bytes of weights packed for minimt's own matrix kernel (0 when OpenBLAS does every product).
-  size_t packed_bytes() const;
+  size_t packed_bytes() const { return packed_.bytes(); }
+  LinearKernel linear_kernel() const { return kernel_; }
 
  private:
   Model() = default;
@@ -42,12 +51,12 @@ class Model {
   ModelWeights weights_;
   std::unique_ptr<Tokenizer> source_, target_;
   std::vector<ModelFile> files_;
-  std::unique_ptr<PackedArena> packed_arena_;  // storage of every packed matrix
-  std::deque<PackedMatrix> packed_;            // deque: adding one never moves the others
+  LinearKernel kernel_ = LinearKernel::kOpenblas;
+  PackedWeights packed_;
 
   std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
 
-  void pack_linear_weights();
+  void pack_linear_weights(LinearKernel kernel);
   void tabulate_sinusoidal_positions();
 };
 

@@ -1,15 +1,32 @@
 // Linear layers with pre-packed weights. OpenBLAS packs the weight matrix again on every sgemm
 // call; at decoder batch sizes (a few to a few dozen rows) that packing costs as much as the
 // product itself. minimt packs each Linear weight once, at load, into column panels and runs
-// its own AVX-512 kernel over them; each output element is summed in the same order whatever
-// the number of rows, so a sentence's result does not depend on its batch.
+// its own kernel over them: AVX-512, AVX2+FMA, or portable C++, whichever the CPU has.
+//
+// Every kernel sums each output in the same order: the even k into one accumulator and the odd
+// k into another (each a chain of fused multiply-adds), then (even + odd) + bias. So a row's
+// result does not depend on how many rows share the call (a sentence's result does not depend
+// on its batch), and the three kernels give bit-identical results.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace minimt {
+
+// Who computes the Linear layers. kOpenblas packs nothing: every product goes to sgemm, whose
+// blocking (and so its rounding) depends on the number of rows.
+enum class LinearKernel { kOpenblas, kGeneric, kAvx2, kAvx512 };
+
+std::string to_string(LinearKernel kernel);
+// "openblas", "generic", "avx2" or "avx512"; throws Error naming the accepted words otherwise.
+LinearKernel parse_linear_kernel(const std::string& word);
+// Whether this CPU can run the kernel (the generic one and OpenBLAS run everywhere).
+bool linear_kernel_supported(LinearKernel kernel);
+// The fastest kernel this CPU runs: avx512, else avx2, else (x86) openblas or (elsewhere) generic.
+LinearKernel best_linear_kernel();
 
 // Uninitialised float storage for packed weights, in one block so that the kernel can back it
 // with huge pages: a few page faults at load instead of thousands.
@@ -29,7 +46,7 @@ class PackedArena {
 
 class PackedMatrix {
  public:
-  static constexpr int kPanel = 32;  // output columns per panel: two 16-float vectors
+  static constexpr int kPanel = 32;  // output columns per panel: two AVX-512 or four AVX2 vectors
 
   // Floats that packing an [n, k] weight takes (n rounded up to whole panels).
   static size_t floats_needed(int n, int k) {
@@ -37,10 +54,12 @@ class PackedMatrix {
   }
 
   // Packs W [n, k] (row-major, a PyTorch Linear weight) into panels [n/32][k][32] at storage,
-  // which must hold floats_needed(n, k) and outlive this matrix.
-  PackedMatrix(const float* weight, int n, int k, float* storage);
+  // which must hold floats_needed(n, k) and outlive this matrix. `kernel` (not kOpenblas) is
+  // the one packed_linear() will run.
+  PackedMatrix(const float* weight, int n, int k, float* storage, LinearKernel kernel);
   int rows() const { return n_; }  // n: outputs
   int cols() const { return k_; }  // k: inputs
+  LinearKernel kernel() const { return kernel_; }
   const float* panel(int p) const { return data_ + static_cast<size_t>(p) * k_ * kPanel; }
   int panels() const { return (n_ + kPanel - 1) / kPanel; }
   size_t bytes() const { return floats_needed(n_, k_) * sizeof(float); }
@@ -48,10 +67,8 @@ class PackedMatrix {
  private:
   int n_, k_;
   float* data_;
+  LinearKernel kernel_;
 };
-
-// True when this CPU runs the packed kernel (AVX-512F); otherwise minimt uses OpenBLAS.
-bool packed_kernels_available();
 
 // y[m, n] = x[m, k] W^T + bias (bias may be null). x rows are ldx apart, y rows n apart.
 void packed_linear(const PackedMatrix& weight, const float* bias, const float* x, int m, int ldx,

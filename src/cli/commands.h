@@ -3,8 +3,11 @@
 // arrive as minimt::Error exceptions, which main.cpp reports.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "minimt/model.h"
 
 namespace minimt {
 struct AttentionDump;
@@ -15,6 +18,10 @@ namespace minimt::cli {
 
 // --model, else $MINIMT_MODEL, else the shipped models/en-fr next to the build or install tree.
 std::string resolve_model_dir(const std::string& option);
+
+// Loads the model named by --model (resolve_model_dir) with the kernel $MINIMT_KERNELS asks for:
+// avx512, avx2, generic or openblas (unset or "auto": the fastest this CPU runs).
+std::shared_ptr<const Model> load_model(const std::string& option);
 
 struct TranslateArgs {
   std::string model;

@@ -20,10 +20,20 @@ std::string human_bytes(long long bytes) {
   return text;
 }
 
+// The kernels MINIMT_KERNELS may choose on this CPU, the default first.
+std::string kernels_on_this_cpu() {
+  std::string list = to_string(best_linear_kernel()) + " (default)";
+  for (LinearKernel kernel : {LinearKernel::kAvx512, LinearKernel::kAvx2, LinearKernel::kGeneric,
+                              LinearKernel::kOpenblas})
+    if (kernel != best_linear_kernel() && linear_kernel_supported(kernel))
+      list += ", " + to_string(kernel);
+  return list + " (MINIMT_KERNELS)";
+}
+
 }  // namespace
 
 int run_info(const InfoArgs& args) {
-  auto model = Model::load(resolve_model_dir(args.model));
+  auto model = load_model(args.model);
   const ModelConfig& c = model->config();
   std::cout << "model          " << model->directory() << "\n"
             << "architecture   encoder-decoder Transformer, " << c.encoder_layers << " + "
@@ -51,9 +61,12 @@ int run_info(const InfoArgs& args) {
             << "blas threads   " << blas_threads() << " per matrix product\n"
             << "linear layers  "
             << (model->packed_bytes()
-                    ? "minimt's AVX-512 kernel on packed weights (" +
+                    ? "minimt's " + to_string(model->linear_kernel()) +
+                          " kernel on packed weights (" +
                           human_bytes(static_cast<long long>(model->packed_bytes())) + ")"
                     : std::string("OpenBLAS"))
+            << "\n"
+            << "kernels here   " << kernels_on_this_cpu()
             << "\n";
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/commands.h"
+#include "minimt/error.h"
 #include "minimt/paths.h"
 
 namespace minimt::cli {
@@ -34,6 +35,26 @@ std::string resolve_model_dir(const std::string& option) {
     return candidate;
   }
   return exe + "/../models/en-fr";
+}
+
+std::shared_ptr<const Model> load_model(const std::string& option) {
+  LoadOptions options;
+  if (const char* kernel = std::getenv("MINIMT_KERNELS"); kernel && *kernel) {
+    try {
+      if (std::string(kernel) != "auto") options.kernel = parse_linear_kernel(kernel);
+    } catch (const Error& e) {
+      throw Error(std::string("MINIMT_KERNELS: ") + e.what());
+    }
+  }
+  try {
+    return Model::load(resolve_model_dir(option), options);
+  } catch (const ModelError&) {
+    throw;
+  } catch (const Error& e) {
+    if (!linear_kernel_supported(options.kernel))
+      throw Error(std::string("MINIMT_KERNELS=") + to_string(options.kernel) + ": " + e.what());
+    throw;
+  }
 }
 
 }  // namespace minimt::cli

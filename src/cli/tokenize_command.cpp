@@ -6,7 +6,7 @@
 namespace minimt::cli {
 
 int run_tokenize(const TokenizeArgs& args) {
-  Translator translator(Model::load(resolve_model_dir(args.model)));
+  Translator translator(load_model(args.model));
   const Model& model = translator.model();
   const bool source = args.side == "source";
   const Tokenizer& tokenizer = source ? model.source_tokenizer() : model.target_tokenizer();

@@ -122,7 +122,7 @@ int run_translate(const TranslateArgs& args) {
 
   std::unique_ptr<LineReader> reader;  // opened first: a missing input fails before the model
   if (args.texts.empty()) reader = std::make_unique<LineReader>(args.input);
-  Translator translator(Model::load(resolve_model_dir(args.model)));
+  Translator translator(load_model(args.model));
   const Model& model = translator.model();
 
   BatchOptions options;

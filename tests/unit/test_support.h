@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "minimt/config.h"
+#include "minimt/packed_weights.h"
 #include "minimt/tensor.h"
 #include "minimt/weights.h"
 
@@ -166,7 +167,16 @@ struct TestModel {
   ModelConfig config;
   TensorStore store;
   ModelWeights weights;
+  PackedWeights packed;
 };
+
+// The Linear kernel the tests run, as minimt would: $MINIMT_KERNELS when set (tools/test.sh runs
+// the suite under each), else the fastest this CPU runs.
+inline LinearKernel test_kernel() {
+  const char* word = std::getenv("MINIMT_KERNELS");
+  return word && *word && std::string(word) != "auto" ? parse_linear_kernel(word)
+                                                      : best_linear_kernel();
+}
 
 inline std::unique_ptr<TestModel> random_model(const json& config_json, unsigned seed,
                                                bool final_logits_bias = false) {
@@ -176,6 +186,7 @@ inline std::unique_ptr<TestModel> random_model(const json& config_json, unsigned
   for (const auto& [name, shape] : format_tensors(model->config, final_logits_bias))
     model->store.add_owned(name, shape, random_values(model->config, name, shape, rng));
   model->weights = bind_weights(model->config, model->store, "random.safetensors");
+  model->packed = pack_linear_layers(model->weights, test_kernel());
   return model;
 }
 

@@ -1,0 +1,156 @@
+// minimt's packed Linear kernels against a plain triple loop in double precision, for every
+// kernel this CPU runs: row counts 1..13 (every row-block remainder), widths that are not
+// multiples of the 32-column panel, odd and even k, and large shapes; then the promises of
+// packed_gemm.h: a row's result does not depend on how many rows share the call, and the
+// kernels agree bit for bit.
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "minimt/packed_gemm.h"
+#include "test_support.h"
+
+using minimt::LinearKernel;
+using minimt::PackedArena;
+using minimt::PackedMatrix;
+
+namespace {
+
+std::vector<LinearKernel> kernels_here() {
+  std::vector<LinearKernel> kernels;
+  for (LinearKernel k : {LinearKernel::kAvx512, LinearKernel::kAvx2, LinearKernel::kGeneric})
+    if (minimt::linear_kernel_supported(k)) kernels.push_back(k);
+  return kernels;
+}
+
+// Rounds to the nearest value an IEEE half holds (10 mantissa bits; normal range), as F16
+// weights are after widening at load.
+float to_half_precision(float v) {
+  int exponent = 0;
+  const float mantissa = std::frexp(v, &exponent);  // v = mantissa * 2^exponent, |m| in [0.5, 1)
+  return std::ldexp(std::nearbyint(mantissa * 2048.0f) / 2048.0f, exponent);
+}
+
+struct Product {
+  int m, n, k;
+  std::vector<float> x, w, bias;  // [m, k], [n, k], [n]
+};
+
+Product random_product(int m, int n, int k, unsigned seed, bool half_weights = false) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Product p{m, n, k, std::vector<float>(static_cast<size_t>(m) * k),
+            std::vector<float>(static_cast<size_t>(n) * k), std::vector<float>(n)};
+  for (float& v : p.x) v = normal(rng);
+  for (float& v : p.w) v = half_weights ? to_half_precision(normal(rng)) : normal(rng);
+  for (float& v : p.bias) v = normal(rng);
+  return p;
+}
+
+std::vector<float> run(const Product& p, LinearKernel kernel, bool with_bias, int rows = -1,
+                       int first_row = 0) {
+  if (rows < 0) rows = p.m;
+  PackedArena arena(PackedMatrix::floats_needed(p.n, p.k));
+  PackedMatrix packed(p.w.data(), p.n, p.k, arena.data(), kernel);
+  std::vector<float> y(static_cast<size_t>(rows) * p.n, -7.0f);
+  minimt::packed_linear(packed, with_bias ? p.bias.data() : nullptr,
+                        p.x.data() + static_cast<size_t>(first_row) * p.k, rows, p.k, y.data());
+  return y;
+}
+
+// Each output against the exact sum (in double) within the rounding bound of a float dot
+// product of length k: |error| <= (k + 2) u (sum |x w| + |b|), u = 2^-24.
+void check_against_double(const Product& p, const std::vector<float>& y, bool with_bias) {
+  const double u = std::ldexp(1.0, -24);
+  int failures = 0;
+  for (int r = 0; r < p.m; ++r)
+    for (int j = 0; j < p.n; ++j) {
+      double exact = with_bias ? p.bias[j] : 0.0, magnitude = with_bias ? std::fabs(p.bias[j]) : 0.0;
+      for (int i = 0; i < p.k; ++i) {
+        const double term = static_cast<double>(p.x[static_cast<size_t>(r) * p.k + i]) *
+                            p.w[static_cast<size_t>(j) * p.k + i];
+        exact += term;
+        magnitude += std::fabs(term);
+      }
+      const double error = std::fabs(y[static_cast<size_t>(r) * p.n + j] - exact);
+      if (error > (p.k + 2) * u * magnitude && ++failures <= 3) {
+        INFO("row " << r << " column " << j << ": " << y[static_cast<size_t>(r) * p.n + j]
+                    << " vs exact " << exact << " (bound " << (p.k + 2) * u * magnitude << ")");
+        CHECK(error <= (p.k + 2) * u * magnitude);
+      }
+    }
+  CHECK(failures == 0);
+}
+
+}  // namespace
+
+TEST_CASE("packed kernels: every kernel against a double-precision triple loop", "[kernels]") {
+  const std::vector<LinearKernel> kernels = kernels_here();
+  REQUIRE(!kernels.empty());
+  unsigned seed = 1;
+  for (LinearKernel kernel : kernels) {
+    INFO("kernel " << minimt::to_string(kernel));
+    for (int m = 1; m <= 13; ++m)
+      for (int n : {1, 7, 16, 31, 33, 65, 100})
+        for (int k : {1, 2, 3, 17, 64, 129}) {
+          INFO("m " << m << " n " << n << " k " << k);
+          const Product p = random_product(m, n, k, ++seed);
+          const bool with_bias = (m + n + k) % 2 == 0;
+          check_against_double(p, run(p, kernel, with_bias), with_bias);
+        }
+    for (auto [m, n, k] : {std::tuple{1, 1200, 192}, {16, 768, 192}, {40, 1001, 515}}) {
+      INFO("large: m " << m << " n " << n << " k " << k);
+      const Product p = random_product(m, n, k, ++seed);
+      check_against_double(p, run(p, kernel, true), true);
+    }
+  }
+}
+
+TEST_CASE("packed kernels: F16-valued weights (as widened at load)", "[kernels]") {
+  for (LinearKernel kernel : kernels_here()) {
+    INFO("kernel " << minimt::to_string(kernel));
+    const Product p = random_product(9, 77, 131, 42, true);
+    check_against_double(p, run(p, kernel, true), true);
+  }
+}
+
+TEST_CASE("packed kernels: a row's result does not depend on the rows beside it", "[kernels]") {
+  for (LinearKernel kernel : kernels_here()) {
+    INFO("kernel " << minimt::to_string(kernel));
+    const Product p = random_product(13, 70, 67, 7);
+    const std::vector<float> together = run(p, kernel, true);
+    for (int r = 0; r < p.m; ++r) {
+      INFO("row " << r);
+      const std::vector<float> alone = run(p, kernel, true, 1, r);
+      CHECK(std::memcmp(alone.data(), together.data() + static_cast<size_t>(r) * p.n,
+                        alone.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
+TEST_CASE("packed kernels: every kernel gives the same bits", "[kernels]") {
+  const std::vector<LinearKernel> kernels = kernels_here();
+  for (auto [m, n, k] : {std::tuple{1, 33, 17}, {7, 100, 64}, {13, 65, 129}}) {
+    INFO("m " << m << " n " << n << " k " << k);
+    const Product p = random_product(m, n, k, 99);
+    const std::vector<float> first = run(p, kernels.front(), true);
+    for (LinearKernel kernel : kernels) {
+      INFO("kernel " << minimt::to_string(kernel) << " against " << minimt::to_string(kernels.front()));
+      CHECK(std::memcmp(run(p, kernel, true).data(), first.data(), first.size() * sizeof(float)) ==
+            0);
+    }
+  }
+}
+
+TEST_CASE("packed kernels: names, and a kernel the CPU lacks is refused", "[kernels]") {
+  for (LinearKernel kernel : {LinearKernel::kOpenblas, LinearKernel::kGeneric, LinearKernel::kAvx2,
+                              LinearKernel::kAvx512})
+    CHECK(minimt::parse_linear_kernel(minimt::to_string(kernel)) == kernel);
+  CHECK_THROWS_WITH(minimt::parse_linear_kernel("sse"),
+                    "unknown kernel 'sse' (expected avx512, avx2, generic or openblas)");
+  CHECK(minimt::linear_kernel_supported(LinearKernel::kGeneric));
+  CHECK(minimt::linear_kernel_supported(minimt::best_linear_kernel()));
+  std::vector<float> w(4, 1.0f), storage(PackedMatrix::floats_needed(2, 2));
+  CHECK_THROWS(PackedMatrix(w.data(), 2, 2, storage.data(), LinearKernel::kOpenblas));
+}

@@ -1,29 +1,19 @@
-#include <cstdio>
+// minimt info: the model's configuration and files, and the BLAS kernels in use.
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
 #include "minimt/blas_runtime.h"
 #include "minimt/model.h"
 
 namespace minimt::cli {
 namespace {
 
-std::string human_bytes(long long bytes) {
-  char text[32];
-  if (bytes >= (1 << 20))
-    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1048576.0);
-  else if (bytes >= 1024)
-    std::snprintf(text, sizeof text, "%.1f KB", bytes / 1024.0);
-  else
-    std::snprintf(text, sizeof text, "%lld B", bytes);
-  return text;
-}
-
-}  // namespace
-
-int run_info(const InfoArgs& args) {
-  auto model = Model::load(resolve_model_dir(args.model));
+int run_info(const std::string& model_option) {
+  auto model = Model::load(resolve_model_dir(model_option));
   const ModelConfig& c = model->config();
   std::cout << "model          " << model->directory() << "\n"
             << "architecture   encoder-decoder Transformer, " << c.encoder_layers << " + "
@@ -42,7 +32,7 @@ int run_info(const InfoArgs& args) {
             << c.decoder_start_token << "\n"
             << "parameters     " << model->weights().parameter_count << "\n";
   for (const auto& file : model->files())
-    std::cout << "file           " << file.path << " (" << human_bytes(file.bytes) << ")\n";
+    std::cout << "file           " << file.path << " (" << human_size(file.bytes) << ")\n";
   const char* core_type = std::getenv("OPENBLAS_CORETYPE");
   std::cout << "blas core      " << blas_core_name()
             << (core_type ? std::string(" (OPENBLAS_CORETYPE=") + core_type + ")"
@@ -52,10 +42,19 @@ int run_info(const InfoArgs& args) {
             << "linear layers  "
             << (model->packed_bytes()
                     ? "minimt's AVX-512 kernel on packed weights (" +
-                          human_bytes(static_cast<long long>(model->packed_bytes())) + ")"
+                          human_size(static_cast<long long>(model->packed_bytes())) + ")"
                     : std::string("OpenBLAS"))
             << "\n";
   return 0;
+}
+
+}  // namespace
+
+Command add_info(CLI::App& app) {
+  auto model = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand("info", "describe a model and the BLAS kernels in use");
+  add_model_option(*command, *model);
+  return {command, [model] { return run_info(*model); }};
 }
 
 }  // namespace minimt::cli

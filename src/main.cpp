@@ -1,7 +1,7 @@
 // minimt command line: builds the application from the subcommands of src/cli, parses the
 // arguments and runs the subcommand given. The exit status is 0 on success, 1 on a failure (a
-// bad model, an unreadable file: an Error thrown here; a line translate could not translate: its
-// own status) and 2 on a usage error.
+// bad model, an unreadable file: an Error caught here; a line that translate could not
+// translate: the status its run returns) and 2 on a usage error.
 #include <CLI/CLI.hpp>
 #include <iostream>
 

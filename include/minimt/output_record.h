@@ -14,7 +14,7 @@ namespace minimt {
 struct OutputRecord {
   long long line = 0;                    // the input line's number, from 1
   std::string source;                    // the input line
-  std::string error;                     // not empty: the line failed; the fields below are unset
+  std::string error;                     // not empty: the line failed (no translation)
   std::string translation;               // Translation::text
   std::vector<std::string> tokens;       // the target pieces generated, without the final eos
   float score = 0.0f;                    // Translation::score (sum of log-probabilities, eos incl.)

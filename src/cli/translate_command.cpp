@@ -114,7 +114,7 @@ const std::string& checked_output(const LineReader* reader, const std::string& o
 // members are declared in the order in which they are checked and opened.
 class TranslateRun {
  public:
-  TranslateRun(const TranslateArgs& args, const Model& model, LineReader* reader)
+  TranslateRun(const TranslateArgs& args, const Model& model, const LineReader* reader)
       : args_(args),
         model_(model),
         alignment_(alignment_options(args, model)),

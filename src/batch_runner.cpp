@@ -23,7 +23,7 @@ void run(const Translator& translator, const BatchOptions& options, const BatchC
   };
   stages.write = callbacks.write;
   const int threads = std::max(options.threads, 1);
-  run_ordered_pipeline(threads, options.window > 0 ? options.window : 4 * threads, stages);
+  run_ordered_pipeline(threads, 4 * threads, stages);  // at most 4 batches per thread in flight
 }
 
 }  // namespace

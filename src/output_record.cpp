@@ -12,6 +12,7 @@ void append_quoted(std::string& out, const std::string& text) {
   out += nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// nlohmann::json would write the float as a double (-0.4344177186489105 for -0.43441772).
 void append_float(std::string& out, float value) {
   if (!std::isfinite(value)) {
     out += "null";
@@ -24,37 +25,59 @@ void append_float(std::string& out, float value) {
 
 }  // namespace
 
-std::string text_record(const Translation& translation) {
-  std::string out = translation.ok() ? translation.text : std::string();
+OutputRecord make_output_record(const Model& model, const Translation& t, long long line,
+                                double time_ms) {
+  OutputRecord record;
+  record.line = line;
+  record.source = t.source;
+  record.time_ms = time_ms;
+  if (!t.ok()) {
+    record.error = t.error;
+    return record;
+  }
+  record.translation = t.text;
+  const Tokenizer& target = model.target_tokenizer();
+  size_t count = t.output_ids.size();
+  if (count > 0 && t.output_ids.back() == model.config().special.eos) --count;
+  for (size_t i = 0; i < count; ++i) record.tokens.push_back(target.piece(t.output_ids[i]));
+  record.score = t.score;
+  record.truncated = t.truncated;
+  return record;
+}
+
+std::string text_line(const OutputRecord& record) {
+  std::string out = record.translation;
   for (char& c : out)
     if (c == '\n' || c == '\r') c = ' ';
+  if (record.alignment) out += '\t' + *record.alignment;
   out += '\n';
   return out;
 }
 
-std::string jsonl_record(const Model& model, const Translation& t, long long line, double time_ms) {
-  std::string out = "{\"line\":" + std::to_string(line) + ",\"source\":";
-  append_quoted(out, t.source);
-  if (!t.ok()) {
+std::string jsonl_line(const OutputRecord& record) {
+  std::string out = "{\"line\":" + std::to_string(record.line) + ",\"source\":";
+  append_quoted(out, record.source);
+  if (!record.error.empty()) {
     out += ",\"error\":";
-    append_quoted(out, t.error);
+    append_quoted(out, record.error);
   } else {
     out += ",\"translation\":";
-    append_quoted(out, t.text);
+    append_quoted(out, record.translation);
     out += ",\"tokens\":[";
-    const Tokenizer& target = model.target_tokenizer();
-    size_t count = t.output_ids.size();
-    if (count > 0 && t.output_ids.back() == model.config().special.eos) --count;
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = 0; i < record.tokens.size(); ++i) {
       if (i) out += ',';
-      append_quoted(out, target.piece(t.output_ids[i]));
+      append_quoted(out, record.tokens[i]);
     }
     out += "],\"score\":";
-    append_float(out, t.score);
-    if (t.truncated) out += ",\"truncated\":true";
+    append_float(out, record.score);
+    if (record.truncated) out += ",\"truncated\":true";
+    if (record.alignment) {
+      out += ",\"alignment\":";
+      append_quoted(out, *record.alignment);
+    }
   }
   char time[32];
-  std::snprintf(time, sizeof time, ",\"time_ms\":%.3f}\n", time_ms);
+  std::snprintf(time, sizeof time, ",\"time_ms\":%.3f}\n", record.time_ms);
   out += time;
   return out;
 }

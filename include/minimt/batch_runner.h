@@ -24,7 +24,6 @@ struct LineBatch {
 struct BatchOptions {
   int threads = 1;      // worker threads
   int batch_size = 16;  // lines per batch (fewer when an interactive input has no more yet)
-  int window = 0;       // most batches between read and written; 0: 4 per thread
   TranslateOptions translate;
 };
 

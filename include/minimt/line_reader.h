@@ -34,7 +34,6 @@ class LineReader {
 
   bool regular_file() const { return regular_; }  // false: a pipe, a terminal, a socket...
   long long lines_read() const { return lines_; }
-  const std::string& name() const { return name_; }  // for messages: the path or "stdin"
   int fd() const { return fd_; }
 
  private:
@@ -45,7 +44,7 @@ class LineReader {
   bool owned_ = false;
   bool regular_ = false;
   bool eof_ = false;
-  std::string name_;
+  std::string name_;  // for messages: the path or "stdin"
   std::string buffer_;
   size_t start_ = 0;  // buffer_[start_..] is not consumed yet
   size_t scan_ = 0;   // buffer_[start_..scan_) holds no '\n'

@@ -1,6 +1,7 @@
 // OutputWriter: buffered output to a file or standard output that notices a closed pipe.
-// With SIGPIPE ignored, writing to a pipe whose reader is gone fails with EPIPE; the writer
-// then reports closed() instead of throwing, so the caller can stop quietly (as `head` expects).
+// With SIGPIPE ignored, writing to a pipe whose reader is gone fails with EPIPE; write() and
+// flush() then return false instead of throwing, so the caller can stop quietly (as `head`
+// expects).
 #pragma once
 
 #include <string>
@@ -22,15 +23,13 @@ class OutputWriter {
   // Writes out everything buffered. False once the reader is gone (EPIPE); throws IoError on
   // any other write error (a full disk, for example).
   bool flush();
-  bool closed() const { return closed_; }
-  const std::string& name() const { return name_; }  // the path or "stdout"
   int fd() const { return fd_; }
 
  private:
   int fd_ = -1;
   bool owned_ = false;
   bool closed_ = false;
-  std::string name_;
+  std::string name_;  // for messages: the path or "stdout"
   std::string buffer_;
 };
 

@@ -22,8 +22,6 @@ class ProgressBar {
   void message(const std::string& line);  // one line on stderr, above the bar
   void clear();  // erases the bar, e.g. before output to the same terminal; update() restores it
 
-  bool enabled() const { return enabled_; }
-
  private:
   void draw();                               // with fresh numbers
   void restore();                            // as last drawn

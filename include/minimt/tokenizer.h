@@ -22,10 +22,9 @@ class Tokenizer {
   std::string decode(const std::vector<int>& ids) const;
   std::string piece(int id) const;
   int size() const;
-  const std::string& path() const { return path_; }
 
  private:
-  std::string path_;
+  std::string path_;  // for messages
   std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;
 };
 

@@ -1,11 +1,15 @@
-// The subcommands of the minimt executable. main.cpp declares the options with CLI11 and calls
-// one of these; each prints its results and returns an exit status (0 or 1). Library errors
-// arrive as minimt::Error exceptions, which main.cpp reports.
+// The subcommands of the minimt executable, one file each: add_X declares subcommand X and its
+// options on the application and returns how to run it. main.cpp parses the command line, runs
+// the subcommand given and turns what it throws into exit statuses.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 #include "minimt/model.h"
 
@@ -16,6 +20,20 @@ struct ViewOptions;
 
 namespace minimt::cli {
 
+struct Command {
+  CLI::App* app = nullptr;  // the subcommand, owned by the application
+  // Prints the results and returns the exit status: 0, or 1 when a translate line failed.
+  // Throws minimt::Error on a bad model, an unreadable file and the like.
+  std::function<int()> run;
+};
+
+Command add_translate(CLI::App& app);
+Command add_info(CLI::App& app);
+Command add_tokenize(CLI::App& app);
+Command add_view(CLI::App& app);
+
+// -m,--model for `command`, stored in `target` (translate, info, tokenize).
+void add_model_option(CLI::App& command, std::string& target);
 // --model, else $MINIMT_MODEL, else the shipped models/en-fr next to the build or install tree.
 std::string resolve_model_dir(const std::string& option);
 
@@ -23,53 +41,6 @@ std::string resolve_model_dir(const std::string& option);
 // avx512, avx2, generic or openblas (unset or "auto": the fastest this CPU runs).
 std::shared_ptr<const Model> load_model(const std::string& option);
 
-struct TranslateArgs {
-  std::string model;
-  int max_length = 256;
-  std::string input;            // -i: a file; "" or "-" for stdin
-  std::string output;           // -o: a file; "" or "-" for stdout
-  std::string format = "text";  // text or jsonl
-  int threads = 0;              // worker threads; 0: one per core
-  int batch_size = 16;          // lines per Translator::translate call
-  bool fail_fast = false;       // stop at the first line that fails
-  bool quiet = false;           // no progress bar, no warnings (errors still print)
-  std::string dump_attention;
-  std::vector<std::string> dump_types;  // encoder, decoder, cross; empty: all
-  std::vector<int> dump_layers;         // negative counts from the end; empty: all
-  std::vector<int> dump_heads;          // empty: all
-  std::string view;                     // --view: also render the attention as this HTML page
-  bool align = false;                   // --align: a tab and the word alignment after each line
-  int align_layer = -1;                 // the decoder layer it reads; negative from the end
-  std::vector<int> align_heads;         // the heads it averages; empty: all
-  std::string align_rule = "best-source";  // best-source, best-target or intersection
-  std::vector<std::string> texts;       // sentences from the command line, instead of lines
-};
-int run_translate(const TranslateArgs& args);
-
-struct InfoArgs {
-  std::string model;
-};
-int run_info(const InfoArgs& args);
-
-struct TokenizeArgs {
-  std::string model;
-  std::string side = "source";
-  std::vector<std::string> texts;
-};
-int run_tokenize(const TokenizeArgs& args);
-
-struct ViewArgs {
-  std::string dump;                    // the attention dump; "-" for stdin
-  std::string output;                  // the page; "" for the dump's name with .html, "-" stdout
-  std::string title;                   // "" for "minimt attention"
-  std::vector<std::string> sentences;  // "3", "5-8"; empty: all
-  std::string svg;                     // not "": also PREFIX[-N]-TYPE.svg files
-};
-int run_view(const ViewArgs& args);
-
-// Sentence numbers from items like "3" and "5-8" (numbered from 1); throws Error otherwise.
-std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items);
-bool is_sentence_range(const std::string& text);
 // Writes the page for `dump` to `path` ("-": stdout) and, if `report`, says so on stderr (view,
 // translate --view).
 void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options,

@@ -1,24 +1,16 @@
-#include <cstdio>
+// minimt info: the model's configuration and files, and the BLAS kernels in use.
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
 #include "minimt/blas_runtime.h"
 #include "minimt/model.h"
 
 namespace minimt::cli {
 namespace {
-
-std::string human_bytes(long long bytes) {
-  char text[32];
-  if (bytes >= (1 << 20))
-    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1048576.0);
-  else if (bytes >= 1024)
-    std::snprintf(text, sizeof text, "%.1f KB", bytes / 1024.0);
-  else
-    std::snprintf(text, sizeof text, "%lld B", bytes);
-  return text;
-}
 
 // The kernels MINIMT_KERNELS may choose on this CPU, the default first.
 std::string kernels_on_this_cpu() {
@@ -32,8 +24,8 @@ std::string kernels_on_this_cpu() {
 
 }  // namespace
 
-int run_info(const InfoArgs& args) {
-  auto model = load_model(args.model);
+int run_info(const std::string& model_option) {
+  auto model = load_model(model_option);
   const ModelConfig& c = model->config();
   std::cout << "model          " << model->directory() << "\n"
             << "architecture   encoder-decoder Transformer, " << c.encoder_layers << " + "
@@ -52,7 +44,7 @@ int run_info(const InfoArgs& args) {
             << c.decoder_start_token << "\n"
             << "parameters     " << model->weights().parameter_count << "\n";
   for (const auto& file : model->files())
-    std::cout << "file           " << file.path << " (" << human_bytes(file.bytes) << ")\n";
+    std::cout << "file           " << file.path << " (" << human_size(file.bytes) << ")\n";
   const char* core_type = std::getenv("OPENBLAS_CORETYPE");
   std::cout << "blas core      " << blas_core_name()
             << (core_type ? std::string(" (OPENBLAS_CORETYPE=") + core_type + ")"
@@ -63,12 +55,21 @@ int run_info(const InfoArgs& args) {
             << (model->packed_bytes()
                     ? "minimt's " + to_string(model->linear_kernel()) +
                           " kernel on packed weights (" +
-                          human_bytes(static_cast<long long>(model->packed_bytes())) + ")"
+                          human_size(static_cast<long long>(model->packed_bytes())) + ")"
                     : std::string("OpenBLAS"))
             << "\n"
             << "kernels here   " << kernels_on_this_cpu()
             << "\n";
   return 0;
+}
+
+}  // namespace
+
+Command add_info(CLI::App& app) {
+  auto model = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand("info", "describe a model and the BLAS kernels in use");
+  add_model_option(*command, *model);
+  return {command, [model] { return run_info(*model); }};
 }
 
 }  // namespace minimt::cli

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <climits>
 #include <cstdlib>
 
@@ -19,6 +20,11 @@ std::string executable_dir() {
 }
 
 }  // namespace
+
+void add_model_option(CLI::App& command, std::string& target) {
+  command.add_option("-m,--model", target,
+                     "model directory (default: $MINIMT_MODEL, else the shipped models/en-fr)");
+}
 
 std::string resolve_model_dir(const std::string& option) {
   if (!option.empty()) return option;

@@ -1,9 +1,19 @@
+// minimt tokenize: the pieces and ids of texts, as the model's tokenizers cut them.
+#include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
 #include "minimt/translator.h"
 
 namespace minimt::cli {
+namespace {
+
+struct TokenizeArgs {
+  std::string model;
+  std::string side = "source";
+  std::vector<std::string> texts;
+};
 
 int run_tokenize(const TokenizeArgs& args) {
   Translator translator(load_model(args.model));
@@ -28,6 +38,19 @@ int run_tokenize(const TokenizeArgs& args) {
     while (std::getline(std::cin, line)) print(line);
   }
   return 0;
+}
+
+}  // namespace
+
+Command add_tokenize(CLI::App& app) {
+  auto args = std::make_shared<TokenizeArgs>();
+  CLI::App* command = app.add_subcommand("tokenize", "show the pieces and ids of texts");
+  add_model_option(*command, args->model);
+  command->add_option("--side", args->side, "source or target")
+      ->check(CLI::IsMember({"source", "target"}))
+      ->capture_default_str();
+  command->add_option("text", args->texts, "texts; with none, read stdin lines");
+  return {command, [args] { return run_tokenize(*args); }};
 }
 
 }  // namespace minimt::cli

@@ -1,24 +1,27 @@
+// minimt view: an attention dump (translate --dump-attention) as one self-contained HTML page
+// of heatmaps, and optionally as static SVGs.
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
 #include "minimt/attention_view.h"
 #include "minimt/error.h"
 
 namespace minimt::cli {
 namespace {
 
-std::string human_size(size_t bytes) {
-  char text[32];
-  if (bytes >= (1u << 20))
-    std::snprintf(text, sizeof text, "%.1f MB", bytes / 1048576.0);
-  else
-    std::snprintf(text, sizeof text, "%.0f KB", bytes / 1024.0);
-  return text;
-}
+struct ViewArgs {
+  std::string dump;                    // the attention dump; "-" for stdin
+  std::string output;                  // the page; "" for the dump's name with .html, "-" stdout
+  std::string title;                   // "" for "minimt attention"
+  std::vector<std::string> sentences;  // "3", "5-8"; empty: all
+  std::string svg;                     // not "": also PREFIX[-N]-TYPE.svg files
+};
 
 // "attention.json" -> "attention.html"; anything else gets ".html" added.
 std::string default_output(const std::string& dump) {
@@ -28,59 +31,6 @@ std::string default_output(const std::string& dump) {
   if (base.size() > json.size() && base.compare(base.size() - json.size(), json.size(), json) == 0)
     base.resize(base.size() - json.size());
   return base + ".html";
-}
-
-}  // namespace
-
-bool is_sentence_range(const std::string& text) {
-  try {
-    parse_sentence_ranges({text});
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
-std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items) {
-  std::vector<int> numbers;
-  auto number = [](const std::string& text, const std::string& item) {
-    if (text.empty() || text.size() > 9 ||
-        text.find_first_not_of("0123456789") != std::string::npos || std::stoi(text) < 1)
-      throw Error("'" + item + "' is not a sentence number or range like 3-5 (numbered from 1)");
-    return std::stoi(text);
-  };
-  for (const std::string& item : items) {
-    size_t dash = item.find('-');
-    int first = number(item.substr(0, dash), item);
-    int last = dash == std::string::npos ? first : number(item.substr(dash + 1), item);
-    if (last < first) throw Error("'" + item + "' is an empty range");
-    if (last - first > 100000) throw Error("'" + item + "' is too long a range");
-    for (int n = first; n <= last; ++n) numbers.push_back(n);
-  }
-  return numbers;
-}
-
-void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options,
-                bool report) {
-  std::ostringstream page;
-  ViewSummary summary = write_attention_page(dump, page, options);
-  const std::string text = page.str();
-  if (path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw IoError("cannot write the page to stdout");
-  } else {
-    std::ofstream file(path, std::ios::binary);
-    if (!file) throw IoError("cannot write " + path);
-    file << text;
-    file.close();
-    if (!file) throw IoError("cannot write " + path);
-  }
-  if (!report) return;
-  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
-            << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
-            << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages), "
-            << human_size(text.size()) << "\n";
 }
 
 // PREFIX-TYPE.svg for each type of each sentence shown (PREFIX-N-TYPE.svg if several).
@@ -102,7 +52,7 @@ void write_svgs(const AttentionDump& dump, const std::string& prefix, std::vecto
       file << svg.str();
       file.close();
       if (!file) throw IoError("cannot write " + path);
-      std::cerr << "minimt: wrote " << path << " (" << human_size(svg.str().size()) << ")\n";
+      std::cerr << "minimt: wrote " << path << " (" << human_size(svg.str().size(), true) << ")\n";
     }
   }
 }
@@ -122,6 +72,64 @@ int run_view(const ViewArgs& args) {
   write_view(dump, args.output.empty() ? default_output(args.dump) : args.output, options);
   if (!args.svg.empty()) write_svgs(dump, args.svg, options.sentences);
   return 0;
+}
+
+}  // namespace
+
+void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options,
+                bool report) {
+  std::ostringstream page;
+  ViewSummary summary = write_attention_page(dump, page, options);
+  const std::string text = page.str();
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw IoError("cannot write the page to stdout");
+  } else {
+    std::ofstream file(path, std::ios::binary);
+    if (!file) throw IoError("cannot write " + path);
+    file << text;
+    file.close();
+    if (!file) throw IoError("cannot write " + path);
+  }
+  if (!report) return;
+  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
+            << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
+            << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages), "
+            << human_size(text.size(), true) << "\n";
+}
+
+Command add_view(CLI::App& app) {
+  auto args = std::make_shared<ViewArgs>();
+  CLI::App* command = app.add_subcommand(
+      "view", "render an attention dump as one self-contained HTML page of heatmaps");
+  command->add_option("dump", args->dump, "the dump (translate --dump-attention); - for stdin")
+      ->type_name("FILE")
+      ->required();
+  command
+      ->add_option("-o,--output", args->output,
+                   "the page to write (default: the dump's name with .html; - for stdout)")
+      ->type_name("FILE");
+  command->add_option("--title", args->title, "the page's title")->type_name("TEXT");
+  command
+      ->add_option("--svg", args->svg,
+                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
+                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
+                   "when several are shown)")
+      ->type_name("PREFIX");
+  command
+      ->add_option("--sentences", args->sentences,
+                   "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
+      ->type_name("LIST")
+      ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](std::string& item) {
+            return is_sentence_range(item) ? std::string()
+                                           : "not a sentence number or range: " + item;
+          },
+          "N|N-M"));
+  return {command, [args] { return run_view(*args); }};
 }
 
 }  // namespace minimt::cli

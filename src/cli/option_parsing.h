@@ -1,0 +1,27 @@
+// The values of list options, parsed in one place: "encoder,cross" and "0,-1" (translate
+// --dump-*, --align-heads), "1,4-6" (view --sentences), and "6.7 MB"-style sizes in messages.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace minimt::cli {
+
+// The items of one comma-separated argument ("0,-1"), so that the sentences after it stay
+// sentences. Throws CLI::ValidationError naming `option` for an empty or a repeated item.
+std::vector<std::string> parse_list(const std::string& option, const std::string& list);
+
+// The numbers of such a list: up to 6 digits each, with a leading '-' if `negative`. Throws
+// CLI::ValidationError "'ITEM' is not WHAT" for anything else.
+std::vector<int> parse_numbers(const std::string& option, const std::string& list, bool negative,
+                               const std::string& what);
+
+// Sentence numbers from items like "3" and "5-8" (numbered from 1); throws Error otherwise.
+std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items);
+bool is_sentence_range(const std::string& text);
+
+// A file size for people: "6.7 MB", "11.5 KB", "512 B". With whole_kb, kilobytes are rounded to
+// whole ones and sizes under 1 KB are given in KB too ("49 KB", "0 KB"), as view reports pages.
+std::string human_size(long long bytes, bool whole_kb = false);
+
+}  // namespace minimt::cli

@@ -9,6 +9,7 @@
 
 #include "minimt/attention_view.h"
 #include "minimt/error.h"
+#include "minimt/from_end.h"
 
 using namespace minimt;
 using nlohmann::json;
@@ -51,7 +52,7 @@ json make_dump(std::vector<std::string> types = {"encoder", "decoder", "cross"},
   if (layers.is_null())
     layer_ids = {0, 1};
   else
-    for (int l : layers) layer_ids.push_back(l < 0 ? 2 + l : l);
+    for (int l : layers) layer_ids.push_back(index_from_end(l, 2));
   json s1 = {{"source", "The cat <b>sleeps</b>."},
              {"translation", "Le chat dort."},
              {"source_tokens", {W + "The", W + "cat", W + "<b>sleeps</script>", "</s>"}},

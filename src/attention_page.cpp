@@ -145,6 +145,24 @@ void write_sentence(std::ostream& body, const DumpSentence& s, size_t index, jso
   body << "</section>\n";
 }
 
+// What the page's script knows of each type: its name, and the keys of the sentence's token
+// lists along its rows and columns ("right": the pieces predicted, beside decoder rows).
+json kinds() {
+  auto tokens = [](dump_schema::Axis axis) {
+    return axis == dump_schema::Axis::kSource ? "source_tokens" : "decoder_input_tokens";
+  };
+  json out = json::array();
+  for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
+    const bool predicted = type.rows == dump_schema::Axis::kDecoderInput;
+    out.push_back({{"type", type.type},
+                   {"name", view::type_text(type.type).name},
+                   {"rows", tokens(type.rows)},
+                   {"cols", tokens(type.cols)},
+                   {"right", predicted ? json("output_tokens") : json()}});
+  }
+  return out;
+}
+
 }  // namespace
 
 ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
@@ -173,6 +191,7 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
   json data = {{"title", title},
                {"model", dump.model},
                {"types", dump.types},
+               {"kinds", kinds()},
                {"sentences", std::move(data_sentences)}};
   const std::string subtitle = dump.model.empty() ? "" : "model " + dump.model;
   out << fill_template(kAttentionPageTemplate, {{"title", html_escape(title)},

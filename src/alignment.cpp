@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "minimt/error.h"
+#include "minimt/from_end.h"
 #include "minimt/model.h"
 #include "minimt/translator.h"
 
@@ -118,7 +119,7 @@ namespace {
 
 // The layer index (negative counts from the end); throws if a layer or head does not exist.
 int resolve_layer(int layer, const std::vector<int>& heads, int layers, int head_count) {
-  const int index = layer < 0 ? layers + layer : layer;
+  const int index = index_from_end(layer, layers);
   if (index < 0 || index >= layers)
     throw Error("alignment: decoder layer " + std::to_string(layer) + " does not exist (the " +
                 "model has " + std::to_string(layers) + " decoder layers, numbered from 0; " +

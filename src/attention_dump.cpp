@@ -1,20 +1,18 @@
 #include "minimt/attention_dump.h"
 
-#include <charconv>
-
+#include "minimt/dump_schema.h"
 #include "minimt/error.h"
+#include "minimt/from_end.h"
+#include "minimt/json_writer.h"
 
 namespace minimt {
 namespace {
 
-std::string quoted(const std::string& text) {
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+namespace schema = dump_schema;
 
-void write_number(std::ostream& out, float value) {
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest round-trip
-  out.write(buffer, result.ptr - buffer);
+// "name": (a key of the dump's schema: plain ASCII, nothing to escape).
+std::string key(const char* name) {
+  return std::string("\"") + name + "\":";
 }
 
 std::string join_ints(const std::vector<int>& values) {
@@ -36,7 +34,7 @@ void write_matrices(std::ostream& out, const std::vector<int>& layers,
         out << (i ? ",[" : "[");
         for (int j = 0; j < cols; ++j) {
           if (j) out << ',';
-          write_number(out, value(layers[a], heads[b], i, j));
+          write_json_float(out, value(layers[a], heads[b], i, j));
         }
         out << ']';
       }
@@ -69,16 +67,23 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
                   std::to_string(c.encoder_layers) + " encoder and " +
                   std::to_string(c.decoder_layers) + " decoder layers)");
 
-  std::vector<std::string> types;
-  if (selection_.encoder) types.push_back("\"encoder\"");
-  if (selection_.decoder) types.push_back("\"decoder\"");
-  if (selection_.cross) types.push_back("\"cross\"");
   std::string type_list;
-  for (size_t i = 0; i < types.size(); ++i) type_list += (i ? "," : "") + types[i];
-  out_ << "{\"format\":\"minimt-attention\",\"version\":1,\"model\":" << quoted(model.directory())
-       << ",\"selection\":{\"types\":[" << type_list
-       << "],\"layers\":" << (selection_.layers.empty() ? "null" : join_ints(selection_.layers))
-       << ",\"heads\":" << join_ints(heads_) << "},\n\"sentences\":[";
+  for (const schema::AttentionType& type : schema::kAttentionTypes)
+    if (kept(type)) type_list += (type_list.empty() ? "" : ",") + json_string(type.type);
+  out_ << '{' << key(schema::kFormat) << json_string(schema::kFormatName) << ','
+       << key(schema::kVersionKey) << schema::kVersion << ',' << key(schema::kModel)
+       << json_string(model.directory()) << ',' << key(schema::kSelection) << '{'
+       << key(schema::kTypes) << '[' << type_list << "]," << key(schema::kLayers)
+       << (selection_.layers.empty() ? "null" : join_ints(selection_.layers)) << ','
+       << key(schema::kHeads) << join_ints(heads_) << "},\n"
+       << key(schema::kSentences) << '[';
+}
+
+bool AttentionDumpWriter::kept(const dump_schema::AttentionType& type) const {
+  const std::string name = type.type;
+  return name == "encoder"   ? selection_.encoder
+         : name == "decoder" ? selection_.decoder
+                             : selection_.cross;
 }
 
 std::vector<int> AttentionDumpWriter::resolve_layers(int count) const {
@@ -86,27 +91,27 @@ std::vector<int> AttentionDumpWriter::resolve_layers(int count) const {
   if (selection_.layers.empty())
     for (int l = 0; l < count; ++l) layers.push_back(l);
   for (int layer : selection_.layers) {
-    int index = layer < 0 ? count + layer : layer;
+    const int index = index_from_end(layer, count);
     if (index >= 0 && index < count) layers.push_back(index);
   }
   return layers;
 }
 
-void AttentionDumpWriter::write_tokens(const char* key, const std::vector<std::string>& pieces) {
-  out_ << ",\"" << key << "\":[";
-  for (size_t i = 0; i < pieces.size(); ++i) out_ << (i ? "," : "") << quoted(pieces[i]);
+void AttentionDumpWriter::write_tokens(const char* name, const std::vector<std::string>& pieces) {
+  out_ << ',' << key(name) << '[';
+  for (size_t i = 0; i < pieces.size(); ++i) out_ << (i ? "," : "") << json_string(pieces[i]);
   out_ << ']';
 }
 
 void AttentionDumpWriter::add(const Translation& t) {
   const ModelConfig& c = model_.config();
-  out_ << (first_ ? "\n" : ",\n") << "{\"source\":" << quoted(t.source);
+  out_ << (first_ ? "\n" : ",\n") << '{' << key(schema::kSource) << json_string(t.source);
   first_ = false;
   if (!t.ok()) {
-    out_ << ",\"error\":" << quoted(t.error) << '}';
+    out_ << ',' << key(schema::kError) << json_string(t.error) << '}';
     return;
   }
-  out_ << ",\"translation\":" << quoted(t.text);
+  out_ << ',' << key(schema::kTranslation) << json_string(t.text);
   const Tokenizer& source = model_.source_tokenizer();
   const Tokenizer& target = model_.target_tokenizer();
   std::vector<std::string> source_pieces, input_pieces, output_pieces;
@@ -115,9 +120,9 @@ void AttentionDumpWriter::add(const Translation& t) {
     input_pieces.push_back(target.piece(i == 0 ? c.decoder_start_token : t.output_ids[i - 1]));
     output_pieces.push_back(target.piece(t.output_ids[i]));
   }
-  write_tokens("source_tokens", source_pieces);
-  write_tokens("decoder_input_tokens", input_pieces);
-  write_tokens("output_tokens", output_pieces);
+  write_tokens(schema::kSourceTokens, source_pieces);
+  write_tokens(schema::kDecoderInputTokens, input_pieces);
+  write_tokens(schema::kOutputTokens, output_pieces);
 
   const AttentionRecord empty;
   const AttentionRecord& r = t.attention ? *t.attention : empty;
@@ -125,18 +130,21 @@ void AttentionDumpWriter::add(const Translation& t) {
   const int steps = r.steps();
   const std::vector<int> encoder_layers = resolve_layers(t.attention ? c.encoder_layers : 0);
   const std::vector<int> decoder_layers = resolve_layers(t.attention ? c.decoder_layers : 0);
-  if (selection_.encoder) {
-    out_ << ",\n \"encoder_self_attention\":";
+  const schema::AttentionType& encoder = *schema::find_attention_type("encoder");
+  const schema::AttentionType& decoder = *schema::find_attention_type("decoder");
+  const schema::AttentionType& cross = *schema::find_attention_type("cross");
+  if (kept(encoder)) {
+    out_ << ",\n " << key(encoder.key);
     write_matrices(out_, encoder_layers, heads_, s, s,
                    [&](int l, int h, int i, int j) { return r.encoder(l, h, i, j); });
   }
-  if (selection_.decoder) {
-    out_ << ",\n \"decoder_self_attention\":";
+  if (kept(decoder)) {
+    out_ << ",\n " << key(decoder.key);
     write_matrices(out_, decoder_layers, heads_, steps, steps,
                    [&](int l, int h, int i, int j) { return r.decoder_self(l, h, i, j); });
   }
-  if (selection_.cross) {
-    out_ << ",\n \"cross_attention\":";
+  if (kept(cross)) {
+    out_ << ",\n " << key(cross.key);
     write_matrices(out_, decoder_layers, heads_, steps, s,
                    [&](int l, int h, int i, int j) { return r.cross(l, h, i, j); });
   }

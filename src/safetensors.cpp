@@ -1,44 +1,17 @@
 #include "minimt/safetensors.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 
 #include "minimt/error.h"
+#include "minimt/half_float.h"
 
 namespace minimt {
 namespace {
 
 // A header larger than this is not a header: refuse it instead of allocating for it.
 constexpr uint64_t kMaxHeaderBytes = 64ull << 20;
-
-float half_to_float(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16;
-  uint32_t exponent = (h >> 10) & 0x1f;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {  // subnormal: renormalise
-      exponent = 127 - 15 + 1;
-      while ((mantissa & 0x400u) == 0) {
-        mantissa <<= 1;
-        --exponent;
-      }
-      bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
-    }
-  } else if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else {
-    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  }
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
 
 float bf16_to_float(uint16_t h) {
   uint32_t bits = static_cast<uint32_t>(h) << 16;
@@ -49,27 +22,6 @@ float bf16_to_float(uint16_t h) {
 
 uint16_t load_u16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
-}
-
-#if defined(__x86_64__)
-// The F16C instruction widens 8 halves at once, exactly (every F16 value is an F32 value).
-__attribute__((target("f16c,avx"))) void widen_halves_f16c(const uint8_t* source, size_t count,
-                                                           float* out) {
-  size_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    __m128i halves = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 2 * i));
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(halves));
-  }
-  for (; i < count; ++i) out[i] = half_to_float(load_u16(source + 2 * i));
-}
-#endif
-
-// F16 model files are widened at load; done one value at a time it is most of the load time.
-void widen_halves(const uint8_t* source, size_t count, float* out) {
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("f16c")) return widen_halves_f16c(source, count, out);
-#endif
-  for (size_t i = 0; i < count; ++i) out[i] = half_to_float(load_u16(source + 2 * i));
 }
 
 struct Entry {

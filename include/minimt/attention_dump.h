@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "minimt/dump_schema.h"
 #include "minimt/model.h"
 #include "minimt/translator.h"
 
@@ -27,7 +28,8 @@ class AttentionDumpWriter {
 
  private:
   std::vector<int> resolve_layers(int count) const;
-  void write_tokens(const char* key, const std::vector<std::string>& pieces);
+  bool kept(const dump_schema::AttentionType& type) const;  // in the selection?
+  void write_tokens(const char* name, const std::vector<std::string>& pieces);
 
   std::ostream& out_;
   const Model& model_;

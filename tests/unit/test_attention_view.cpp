@@ -1,6 +1,8 @@
 // The attention page: reading dumps (full, partial, failed and blank sentences), the page's
 // structure (one heatmap per type, layer and head), its labels and its embedded weights.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -9,6 +11,8 @@
 
 #include "minimt/attention_view.h"
 #include "minimt/error.h"
+#include "minimt/from_end.h"
+#include "minimt/json_writer.h"
 
 using namespace minimt;
 using nlohmann::json;
@@ -51,7 +55,7 @@ json make_dump(std::vector<std::string> types = {"encoder", "decoder", "cross"},
   if (layers.is_null())
     layer_ids = {0, 1};
   else
-    for (int l : layers) layer_ids.push_back(l < 0 ? 2 + l : l);
+    for (int l : layers) layer_ids.push_back(index_from_end(l, 2));
   json s1 = {{"source", "The cat <b>sleeps</b>."},
              {"translation", "Le chat dort."},
              {"source_tokens", {W + "The", W + "cat", W + "<b>sleeps</script>", "</s>"}},
@@ -325,4 +329,60 @@ TEST_CASE("static SVG: one heatmap per layer and head, labels, the mask", "[view
   CHECK(c.find("<b>") == std::string::npos);
   std::ostringstream none;
   CHECK_THROWS_AS(write_attention_svg(dump.sentences[2], "cross", none), Error);
+}
+
+TEST_CASE("widen_halves (F16C or not) agrees with half_to_float on every half", "[view]") {
+  std::vector<uint8_t> bytes;
+  for (unsigned h = 0; h < 65536; ++h) {
+    bytes.push_back(static_cast<uint8_t>(h & 0xff));
+    bytes.push_back(static_cast<uint8_t>(h >> 8));
+  }
+  std::vector<float> wide(65536);
+  widen_halves(bytes.data(), wide.size(), wide.data());
+  size_t differ = 0;
+  for (unsigned h = 0; h < 65536; ++h) {
+    const float one = half_to_float(static_cast<uint16_t>(h));
+    if (std::isnan(one)) {  // F16C quietens signalling NaNs: only NaN-ness must agree
+      differ += !std::isnan(wide[h]);
+      continue;
+    }
+    differ += std::memcmp(&one, &wide[h], sizeof one) != 0;  // bits: -0 too
+    differ += float_to_half(one) != h;                       // and back
+  }
+  CHECK(differ == 0);
+}
+
+TEST_CASE("JSON writer: every control character escaped, no NaN or infinity", "[view]") {
+  std::string text = "a\"b\\c/";
+  for (char c = 1; c < 0x20; ++c) text += c;
+  text += std::string(1, '\0') + "\xC3\xA9";
+  const std::string quoted = json_string(text);
+  for (char c : quoted) CHECK(static_cast<unsigned char>(c) >= 0x20);
+  CHECK(json::parse(quoted) == text);
+  CHECK(quoted.find("\\n") != std::string::npos);
+  CHECK(quoted.find("\\u001f") != std::string::npos);
+  CHECK(json_string("bad \xFF byte") == "\"bad \xEF\xBF\xBD byte\"");  // U+FFFD
+  std::string out;
+  append_json_float(out, 0.1f);
+  out += ',';
+  append_json_float(out, NAN);
+  out += ',';
+  append_json_float(out, -INFINITY);
+  out += ',';
+  append_json_float(out, 1e-8f);
+  CHECK(out == "0.1,null,null,1e-08");
+  std::ostringstream stream;
+  write_json_float(stream, INFINITY);
+  write_json_string(stream, "x");
+  CHECK(stream.str() == "null\"x\"");
+  CHECK(json_for_script(json{{"t", "</script><!--"}}) == "{\"t\":\"\\u003c/script>\\u003c!--\"}");
+}
+
+TEST_CASE("negative numbers count from the end", "[view]") {
+  CHECK(index_from_end(0, 6) == 0);
+  CHECK(index_from_end(5, 6) == 5);
+  CHECK(index_from_end(-1, 6) == 5);
+  CHECK(index_from_end(-6, 6) == 0);
+  CHECK(index_from_end(-7, 6) == -1);  // out of range: callers check
+  CHECK(index_from_end(6, 6) == 6);
 }

@@ -1,0 +1,58 @@
+// The attention dump's format, shared by its writer (attention_dump.cpp) and its reader
+// (dump_reader.cpp): the key names and, per attention type, which tokens index its rows and
+// columns. The page (src/view/attention_page.html) reads the viewer's own data, not the dump.
+//
+// {"format": "minimt-attention", "version": 1, "model": DIR,
+//  "selection": {"types": [TYPE...], "layers": [INT...] or null, "heads": [INT...]},
+//  "sentences": [{"source": S, "translation": S  or  "error": S,
+//                 "source_tokens": [S...], "decoder_input_tokens": [S...],
+//                 "output_tokens": [S...], KEY: [layer][head][row][col] for each type kept}]}
+#pragma once
+
+#include <string>
+
+namespace minimt::dump_schema {
+
+inline constexpr char kFormatName[] = "minimt-attention";
+inline constexpr int kVersion = 1;
+
+inline constexpr char kFormat[] = "format";
+inline constexpr char kVersionKey[] = "version";
+inline constexpr char kModel[] = "model";
+inline constexpr char kSelection[] = "selection";
+inline constexpr char kTypes[] = "types";  // in "selection"
+inline constexpr char kLayers[] = "layers";
+inline constexpr char kHeads[] = "heads";
+inline constexpr char kSentences[] = "sentences";
+inline constexpr char kSource[] = "source";  // in each sentence
+inline constexpr char kTranslation[] = "translation";
+inline constexpr char kError[] = "error";
+inline constexpr char kSourceTokens[] = "source_tokens";
+inline constexpr char kDecoderInputTokens[] = "decoder_input_tokens";
+inline constexpr char kOutputTokens[] = "output_tokens";
+
+// Which token list indexes a matrix's rows or columns.
+enum class Axis { kSource, kDecoderInput };
+
+struct AttentionType {
+  const char* type;  // the name in selection.types: "encoder", "decoder" or "cross"
+  const char* key;   // the sentence's key holding its matrices
+  Axis rows, cols;   // queries, keys
+  bool causal;       // decoder self-attention: keys after the query are masked (weight 0)
+};
+
+// In the order the writer writes them and the page shows them.
+inline constexpr AttentionType kAttentionTypes[] = {
+    {"encoder", "encoder_self_attention", Axis::kSource, Axis::kSource, false},
+    {"decoder", "decoder_self_attention", Axis::kDecoderInput, Axis::kDecoderInput, true},
+    {"cross", "cross_attention", Axis::kDecoderInput, Axis::kSource, false},
+};
+
+// nullptr if `type` is not one of them.
+inline const AttentionType* find_attention_type(const std::string& type) {
+  for (const AttentionType& t : kAttentionTypes)
+    if (type == t.type) return &t;
+  return nullptr;
+}
+
+}  // namespace minimt::dump_schema

@@ -22,8 +22,6 @@ std::string kernels_on_this_cpu() {
   return list + " (MINIMT_KERNELS)";
 }
 
-}  // namespace
-
 int run_info(const std::string& model_option) {
   auto model = load_model(model_option);
   const ModelConfig& c = model->config();

@@ -13,11 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "minimt/blas_runtime.h"
-#include "minimt/decoder.h"
-#include "minimt/encoder.h"
-#include "minimt/model.h"
-#include "minimt/ops.h"
+#include "cli/blas_setup.h"
+#include "minimt/engine/blas_runtime.h"
+#include "minimt/engine/decoder.h"
+#include "minimt/engine/encoder.h"
+#include "minimt/model/model.h"
+#include "minimt/engine/ops.h"
 
 namespace {
 
@@ -130,7 +131,7 @@ int bench_steps(const std::string& dir, int batch, int steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  minimt::ensure_fast_blas_kernels(argv);
+  minimt::cli::ensure_fast_blas_kernels(argv);
   minimt::set_blas_threads(1);
   std::string command = argc > 1 ? argv[1] : "";
   try {

@@ -1,8 +1,8 @@
 #include "cli/attention_files.h"
 
 #include "cli/commands.h"
-#include "minimt/attention_view.h"
-#include "minimt/error.h"
+#include "minimt/app/attention_view.h"
+#include "minimt/base/error.h"
 
 namespace minimt::cli {
 

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <string>
 
-#include "minimt/attention_dump.h"
-#include "minimt/model.h"
-#include "minimt/translator.h"
+#include "minimt/app/attention_dump.h"
+#include "minimt/model/model.h"
+#include "minimt/app/translator.h"
 
 namespace minimt::cli {
 

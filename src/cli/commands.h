@@ -11,7 +11,7 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
-#include "minimt/model.h"
+#include "minimt/model/model.h"
 
 namespace minimt {
 struct AttentionDump;

@@ -6,8 +6,8 @@
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
-#include "minimt/blas_runtime.h"
-#include "minimt/model.h"
+#include "minimt/engine/blas_runtime.h"
+#include "minimt/model/model.h"
 
 namespace minimt::cli {
 namespace {

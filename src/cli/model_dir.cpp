@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "cli/commands.h"
-#include "minimt/error.h"
-#include "minimt/paths.h"
+#include "minimt/base/error.h"
+#include "minimt/model/paths.h"
 
 namespace minimt::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "minimt/error.h"
+#include "minimt/base/error.h"
 
 namespace minimt::cli {
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "minimt/translator.h"
+#include "minimt/app/translator.h"
 
 namespace minimt::cli {
 namespace {

@@ -12,14 +12,14 @@
 #include "cli/attention_files.h"
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
-#include "minimt/alignment.h"
-#include "minimt/batch_runner.h"
-#include "minimt/error.h"
-#include "minimt/line_reader.h"
-#include "minimt/output_record.h"
-#include "minimt/output_writer.h"
-#include "minimt/progress.h"
-#include "minimt/translator.h"
+#include "minimt/app/alignment.h"
+#include "minimt/app/batch_runner.h"
+#include "minimt/base/error.h"
+#include "minimt/app/line_reader.h"
+#include "minimt/app/output_record.h"
+#include "minimt/app/output_writer.h"
+#include "minimt/app/progress.h"
+#include "minimt/app/translator.h"
 
 namespace minimt::cli {
 namespace {

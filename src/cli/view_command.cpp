@@ -9,8 +9,8 @@
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
-#include "minimt/attention_view.h"
-#include "minimt/error.h"
+#include "minimt/app/attention_view.h"
+#include "minimt/base/error.h"
 
 namespace minimt::cli {
 namespace {

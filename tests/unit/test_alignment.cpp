@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "minimt/alignment.h"
-#include "minimt/error.h"
+#include "minimt/app/alignment.h"
+#include "minimt/base/error.h"
 
 using namespace minimt;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "minimt/attention.h"
+#include "minimt/engine/attention.h"
 #include "test_support.h"
 
 using namespace minimt;

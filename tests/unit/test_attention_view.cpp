@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "minimt/attention_view.h"
-#include "minimt/error.h"
-#include "minimt/from_end.h"
-#include "minimt/json_writer.h"
+#include "minimt/app/attention_view.h"
+#include "minimt/base/error.h"
+#include "minimt/base/from_end.h"
+#include "minimt/base/json_writer.h"
 
 using namespace minimt;
 using nlohmann::json;

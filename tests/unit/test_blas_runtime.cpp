@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "minimt/blas_runtime.h"
+#include "minimt/engine/blas_runtime.h"
 
 using minimt::blas_core_to_request;
 

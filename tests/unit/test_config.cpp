@@ -1,8 +1,8 @@
 // ModelConfig: parsing config.json of format v1, its defaults, and one clear error per bad key.
 #include <catch2/catch.hpp>
 
-#include "minimt/config.h"
-#include "minimt/error.h"
+#include "minimt/model/config.h"
+#include "minimt/base/error.h"
 #include "test_support.h"
 
 using namespace minimt;

@@ -10,12 +10,12 @@
 #include <cstring>
 #include <random>
 
-#include "minimt/decoder.h"
-#include "minimt/encoder.h"
-#include "minimt/model.h"
-#include "minimt/ops.h"
-#include "minimt/search.h"
-#include "minimt/translator.h"
+#include "minimt/engine/decoder.h"
+#include "minimt/engine/encoder.h"
+#include "minimt/model/model.h"
+#include "minimt/engine/ops.h"
+#include "minimt/engine/search.h"
+#include "minimt/app/translator.h"
 #include "test_support.h"
 
 using namespace minimt;

@@ -11,11 +11,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "minimt/decoder.h"
-#include "minimt/encoder.h"
-#include "minimt/model.h"
-#include "minimt/search.h"
-#include "minimt/translator.h"
+#include "minimt/model/weight_binding.h"
+#include "minimt/engine/decoder.h"
+#include "minimt/engine/encoder.h"
+#include "minimt/model/model.h"
+#include "minimt/engine/search.h"
+#include "minimt/app/translator.h"
 #include "test_support.h"
 
 using namespace minimt;

@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "minimt/ops.h"
+#include "minimt/engine/ops.h"
 #include "test_support.h"
 
 using namespace minimt;

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "minimt/packed_gemm.h"
+#include "minimt/engine/packed_gemm.h"
 #include "test_support.h"
 
 using minimt::LinearKernel;

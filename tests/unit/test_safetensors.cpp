@@ -5,8 +5,8 @@
 #include <cstring>
 #include <limits>
 
-#include "minimt/error.h"
-#include "minimt/safetensors.h"
+#include "minimt/base/error.h"
+#include "minimt/model/safetensors.h"
 #include "test_support.h"
 
 using namespace minimt;

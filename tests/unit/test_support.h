@@ -20,10 +20,11 @@
 #include <utility>
 #include <vector>
 
-#include "minimt/config.h"
-#include "minimt/packed_weights.h"
-#include "minimt/tensor.h"
-#include "minimt/weights.h"
+#include "minimt/model/config.h"
+#include "minimt/engine/packed_weights.h"
+#include "minimt/model/tensor.h"
+#include "minimt/engine/weights.h"
+#include "minimt/model/weight_binding.h"
 
 #ifndef MINIMT_FIXTURES_DIR
 #error "MINIMT_FIXTURES_DIR must name tests/fixtures (tests/CMakeLists.txt defines it)"

@@ -2,8 +2,9 @@
 // read_inline_tensors: the inline "weights" object of config.json.
 #include <catch2/catch.hpp>
 
-#include "minimt/error.h"
-#include "minimt/weights.h"
+#include "minimt/base/error.h"
+#include "minimt/engine/weights.h"
+#include "minimt/model/weight_binding.h"
 #include "test_support.h"
 
 using namespace minimt;

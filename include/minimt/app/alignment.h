@@ -1,0 +1,105 @@
+// Word alignments from cross-attention: SentencePiece pieces are merged back into words, the
+// piece-level weights into word-level weights, and each word is linked to its best partner.
+// Everything here but align_translation() works on plain vectors, independent of any model.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "minimt/engine/attention_record.h"
+
+namespace minimt {
+
+class Model;
+struct Translation;
+
+// A word: its text (the pieces joined, without the word-start mark) and the indices of its
+// pieces in the piece sequence it came from.
+struct Word {
+  std::string text;
+  std::vector<int> pieces;
+};
+
+// The SentencePiece word-start mark "▁" (U+2581), in UTF-8.
+inline constexpr const char* kWordStart = "\xE2\x96\x81";
+
+// Groups pieces into words: a piece starting with "▁" begins a word, any other piece continues
+// the current word (or begins the first one). Pieces whose `special` flag is set (eos, bos, pad)
+// belong to no word. With `special` empty, the pieces "<s>", "</s>" and "<pad>" are special.
+// A lone "▁" begins a word and contributes no text. The words are the whitespace-separated
+// words of the text the pieces spell (SentencePiece marks every space with "▁"), so word i is
+// the i-th field of the text split on whitespace, punctuation attached.
+std::vector<Word> group_words(const std::vector<std::string>& pieces,
+                              const std::vector<bool>& special = {});
+
+// Row-major [rows][cols] weights.
+struct WeightMatrix {
+  int rows = 0, cols = 0;
+  std::vector<float> values;
+  WeightMatrix() = default;
+  WeightMatrix(int r, int c) : rows(r), cols(c), values(static_cast<size_t>(r) * c, 0.0f) {}
+  float& at(int r, int c) { return values[static_cast<size_t>(r) * cols + c]; }
+  float at(int r, int c) const { return values[static_cast<size_t>(r) * cols + c]; }
+};
+
+// Word-level weights from piece-level cross-attention `pieces` [target pieces][source pieces]:
+// the weight of (target word u, source word w) is the mean over u's pieces of the sum over w's
+// pieces. A source word's weight is then the attention mass it receives, a target word's the
+// average over the steps that produced it. Result: [target words][source words].
+WeightMatrix merge_to_words(const WeightMatrix& pieces, const std::vector<Word>& target_words,
+                            const std::vector<Word>& source_words);
+
+enum class AlignRule {
+  kBestSource,    // each target word -> its highest-weight source word (every target word linked)
+  kBestTarget,    // each source word -> its highest-weight target word (every source word linked)
+  kIntersection,  // the links both rules agree on (fewer, surer links)
+};
+const char* to_string(AlignRule rule);
+AlignRule parse_align_rule(const std::string& name);  // throws Error on an unknown name
+
+// A link (source word, target word).
+using Link = std::pair<int, int>;
+
+// Links from word-level weights [target words][source words]; ties go to the lowest index.
+// Sorted by source word, then target word.
+std::vector<Link> align(const WeightMatrix& words, AlignRule rule = AlignRule::kBestSource);
+
+// "0-0 1-2 2-1": Pharaoh format, source index first.
+std::string to_pharaoh(const std::vector<Link>& links);
+
+// Which cross-attention an alignment reads.
+struct AlignmentOptions {
+  int layer = -1;          // decoder layer; negative counts from the end (-1: the last one)
+  std::vector<int> heads;  // empty: all heads
+  AlignRule rule = AlignRule::kBestSource;
+};
+
+// Throws Error unless the layer and heads exist in a model with these dimensions.
+void check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads);
+
+// The cross-attention of one decoder layer averaged over `heads` (empty: all):
+// [decoder steps][source pieces]. Throws Error if the layer or a head does not exist.
+WeightMatrix average_cross_attention(const AttentionRecord& record, int layer,
+                                     const std::vector<int>& heads);
+
+struct WordAlignment {
+  std::vector<Word> source_words, target_words;
+  WeightMatrix weights;     // [target words][source words]
+  std::vector<Link> links;  // sorted by source word, then target word
+};
+
+// Everything from piece-level cross-attention [target pieces][source pieces].
+WordAlignment align_pieces(const std::vector<std::string>& source_pieces,
+                           const std::vector<bool>& source_special,
+                           const std::vector<std::string>& target_pieces,
+                           const std::vector<bool>& target_special, const WeightMatrix& cross,
+                           AlignRule rule = AlignRule::kBestSource);
+
+// The alignment of one translation (needs translation.attention): source words from the
+// pieces the encoder read, target words from the generated pieces; eos, bos and pad are left
+// out. A failed or blank sentence has no words and no links.
+WordAlignment align_translation(const Translation& translation, const Model& model,
+                                const AlignmentOptions& options = {});
+
+}  // namespace minimt

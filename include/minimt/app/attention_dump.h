@@ -1,0 +1,41 @@
+// Writes attention dumps: one JSON document, {"format": "minimt-attention", "version": 1, ...},
+// one entry in "sentences" per translated sentence. Streams: memory holds one sentence at a time.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "minimt/app/dump_schema.h"
+#include "minimt/model/model.h"
+#include "minimt/app/translator.h"
+
+namespace minimt {
+
+// Which parts of the attention to keep. Empty layers or heads mean all of them; a negative
+// layer counts from the end (-1 is the last layer of each stack).
+struct DumpSelection {
+  bool encoder = true, decoder = true, cross = true;
+  std::vector<int> layers, heads;
+};
+
+class AttentionDumpWriter {
+ public:
+  // Checks the selection against the model and writes the document's opening.
+  AttentionDumpWriter(std::ostream& out, const Model& model, DumpSelection selection = {});
+  void add(const Translation& translation);  // needs translation.attention unless it failed
+  void finish();                             // closes the document; called once
+
+ private:
+  std::vector<int> resolve_layers(int count) const;
+  bool kept(const dump_schema::AttentionType& type) const;  // in the selection?
+  void write_tokens(const char* name, const std::vector<std::string>& pieces);
+
+  std::ostream& out_;
+  const Model& model_;
+  DumpSelection selection_;
+  std::vector<int> heads_;
+  bool first_ = true;
+};
+
+}  // namespace minimt

@@ -1,0 +1,38 @@
+// Renders an attention dump (dump_reader.h reads it) as one self-contained HTML page: for each
+// sentence, a grid of heatmaps per attention type (encoder self-attention, decoder masked
+// self-attention, cross-attention), one per layer and head, drawn on canvases by the page's
+// inline script. No network access, no external scripts or fonts. Also as static SVG.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "minimt/app/dump_reader.h"
+#include "minimt/base/half_float.h"  // encode_weights: the page's weights
+
+namespace minimt {
+
+struct ViewOptions {
+  std::string title;           // empty: "minimt attention" and the model
+  std::vector<int> sentences;  // 1-based numbers of the sentences to show; empty: all
+};
+
+struct ViewSummary {
+  int sentences = 0;  // shown
+  int heatmaps = 0;   // per-head heatmaps in the page (averages not counted)
+  int averages = 0;   // average-over-heads heatmaps
+};
+
+// Writes the page (attention_page.cpp). Throws Error if a requested sentence number is not in
+// the dump. The page embeds each type's weights with encode_weights; decoder self-attention
+// keeps only the lower triangle (row i: keys 0..i), the rest being the causal mask.
+ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
+                                 const ViewOptions& options = {});
+
+// A static SVG of one attention type of one sentence (attention_svg.cpp): a grid of heatmaps
+// (rows = layers, columns = heads) with token labels, the colour scale and the causal mask
+// hatched, for documents that cannot run scripts. Throws Error if the sentence lacks that type.
+void write_attention_svg(const DumpSentence& sentence, const std::string& type, std::ostream& out);
+
+}  // namespace minimt

@@ -1,0 +1,49 @@
+// Batch translation of a stream of lines: consecutive lines are grouped into batches, worker
+// threads translate batches side by side with a shared Translator, and the batches come back
+// on the calling thread in input order, each as soon as it and every earlier batch are done.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "minimt/app/line_reader.h"
+#include "minimt/app/translator.h"
+
+namespace minimt {
+
+// Consecutive input lines, the unit of work.
+struct LineBatch {
+  long long first_line = 0;               // the number of lines[0]; lines count from 1
+  std::vector<std::string> lines;         // as read, without '\n' or a trailing '\r'
+  std::vector<Translation> translations;  // one per line, in order, after translation
+  double milliseconds = 0;                // wall time of the Translator::translate call
+  std::vector<std::string> records;       // filled by BatchCallbacks::render, if given
+};
+
+struct BatchOptions {
+  int threads = 1;      // worker threads
+  int batch_size = 16;  // lines per batch (fewer when an interactive input has no more yet)
+  TranslateOptions translate;
+};
+
+struct BatchCallbacks {
+  // Optional; worker threads, right after a batch is translated (e.g. format its output).
+  std::function<void(LineBatch&)> render;
+  // Calling thread, one batch at a time in input order; false stops the run.
+  std::function<bool(LineBatch&)> write;
+};
+
+// Translates every line of `reader` until its end or until a callback stops the run. When the
+// input is not a regular file (a pipe, a terminal), a batch is handed over as soon as no further
+// line is available right away, so interactive use gets each answer promptly. Every batch has
+// the same lines whatever the thread count, and the output does not depend on it. Throws what
+// the callbacks or the reader throw, after every thread has ended.
+void translate_lines(const Translator& translator, LineReader& reader, const BatchOptions& options,
+                     const BatchCallbacks& callbacks);
+
+// The same for lines given in memory (e.g. command-line arguments), numbered from 1.
+void translate_lines(const Translator& translator, const std::vector<std::string>& lines,
+                     const BatchOptions& options, const BatchCallbacks& callbacks);
+
+}  // namespace minimt

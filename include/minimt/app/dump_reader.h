@@ -1,0 +1,66 @@
+// Reads attention dumps (attention_dump.h writes them; dump_schema.h names their parts) into
+// matrices for the viewer (attention_view.h).
+#pragma once
+
+#include <istream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "minimt/app/dump_schema.h"
+
+namespace minimt {
+
+// One attention type of one sentence, as the dump holds it.
+struct AttentionMatrices {
+  std::string type;                       // "encoder", "decoder" or "cross"
+  std::vector<std::string> layer_labels;  // one per layer in the dump: "0", "2", or "-1"
+  std::vector<int> heads;                 // head numbers, one per head in the dump
+  int rows = 0, cols = 0;                 // queries, keys
+  std::vector<float> values;              // [layers][heads][rows][cols]
+
+  int layers() const { return static_cast<int>(layer_labels.size()); }
+  float at(int layer, int head, int row, int col) const {
+    return values[((static_cast<size_t>(layer) * heads.size() + head) * rows + row) * cols + col];
+  }
+};
+
+struct DumpSentence {
+  int number = 0;  // 1-based position in the dump
+  std::string source, translation;
+  std::string error;  // not empty: the sentence failed and has no matrices
+  std::vector<std::string> source_tokens, decoder_input_tokens, output_tokens;
+  std::vector<AttentionMatrices>
+      attention;  // in the order encoder, decoder, cross; only those present
+  bool blank() const { return error.empty() && source_tokens.empty(); }
+  // The tokens along one axis of a matrix.
+  const std::vector<std::string>& tokens(dump_schema::Axis axis) const {
+    return axis == dump_schema::Axis::kSource ? source_tokens : decoder_input_tokens;
+  }
+  // The matrices of one type; nullptr if the dump has none.
+  const AttentionMatrices* find(const std::string& type) const {
+    for (const AttentionMatrices& m : attention)
+      if (m.type == type) return &m;
+    return nullptr;
+  }
+};
+
+struct AttentionDump {
+  std::string model;
+  std::vector<std::string> types;  // from "selection": what the dump was asked to keep
+  std::vector<DumpSentence> sentences;
+};
+
+// Checks and converts a parsed dump; `name` prefixes error messages. Throws Error when the
+// document is not a minimt-attention dump of version 1 or a matrix does not match its tokens.
+// Copes with dumps holding only some types, layers or heads ("selection"), with failed
+// sentences ("error") and with blank ones (empty token lists).
+AttentionDump parse_attention_dump(const nlohmann::json& document, const std::string& name);
+AttentionDump read_attention_dump(std::istream& in, const std::string& name);
+
+// Labels of the layers a dump holds, from its "selection.layers" (null: all) and the number of
+// matrices present. Non-negative selections that exceed a shallower stack are left out by the
+// writer, which this undoes; negative ones stay as given ("-1": the last layer).
+std::vector<std::string> dump_layer_labels(const nlohmann::json& selection_layers, int count);
+
+}  // namespace minimt

@@ -1,0 +1,20 @@
+// Multi-head scaled dot-product attention over already projected queries, keys and values.
+#pragma once
+
+#include <vector>
+
+#include "minimt/engine/weights.h"
+
+namespace minimt {
+
+// For each head r (columns r*dk .. (r+1)*dk-1 of q, k and v, whose rows are H*dk wide):
+//   A_r = softmax(Q_r K_r^T / sqrt(dk) + M),  context[:, r*dk ..] = A_r V_r
+// q: [tq, H*dk], k and v: [tk, H*dk], context: [tq, H*dk].
+// causal: query i (of the last tq positions of tk) reads keys j <= i + (tk - tq); the weights
+// of later keys are exactly 0. probs, if not null, receives A as [H][tq][tk].
+// scratch holds the scores when probs is null.
+void multi_head_attention(const float* q, const float* k, const float* v, int tq, int tk, int heads,
+                          int head_dim, bool causal, float* context, float* probs,
+                          std::vector<float>& scratch);
+
+}  // namespace minimt

@@ -1,0 +1,38 @@
+// The encoder stack: runs once per sentence over the whole source.
+#pragma once
+
+#include <vector>
+
+#include "minimt/engine/attention_record.h"
+#include "minimt/engine/architecture.h"
+#include "minimt/engine/layers.h"
+#include "minimt/engine/weights.h"
+
+namespace minimt {
+
+// The encoder outputs of a batch, the sentences' rows concatenated (no padding):
+// sentence b owns rows offsets[b] .. offsets[b+1]-1 of states [N, d_model].
+struct EncodedBatch {
+  std::vector<float> states;
+  std::vector<int> offsets;
+  int sentences() const { return static_cast<int>(offsets.size()) - 1; }
+  int length(int b) const { return offsets[b + 1] - offsets[b]; }
+};
+
+class Encoder {
+ public:
+  Encoder(const Architecture& config, const ModelWeights& weights)
+      : config_(config), weights_(weights) {}
+
+  // sources[b]: token ids incl. eos. records[b], if given and not null, receives the
+  // self-attention weights of sentence b.
+  EncodedBatch forward(const std::vector<std::vector<int>>& sources,
+                       const std::vector<AttentionRecord*>& records = {});
+
+ private:
+  const Architecture& config_;
+  const ModelWeights& weights_;
+  LayerScratch scratch_;
+};
+
+}  // namespace minimt

@@ -1,0 +1,43 @@
+// Numeric building blocks. gemm() is the only caller of OpenBLAS in minimt.
+#pragma once
+
+#include <cstdint>
+
+#include "minimt/engine/architecture.h"
+#include "minimt/engine/weights.h"
+
+namespace minimt::ops {
+
+// C[m, n] = alpha * A[m, k] * op(B) + beta * C, row-major with leading dimensions.
+// op(B) = B^T when b_transposed (B stored [n, k], as PyTorch stores Linear weights), else B [k, n].
+void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          bool b_transposed, float beta, float* c, int ldc);
+
+// Floating-point operations done by gemm() so far in this process (2*m*n*k per call).
+uint64_t gemm_flops();
+
+// y[rows, out] = x[rows, in] W^T + b.
+void linear(const Linear& layer, const float* x, int rows, float* y);
+
+// In place over rows of width dim: (x - mean) / sqrt(var + eps) * weight + bias.
+void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps);
+
+// x += y, element-wise.
+void add_in_place(float* x, const float* y, int64_t count);
+
+// In place softmax of one row; exp of -infinity gives exactly 0.
+void softmax(float* row, int length);
+
+void activate(Activation activation, float* x, int64_t count);
+
+// Row `position` of the interleaved sinusoidal table: [2i] = sin, [2i+1] = cos of
+// position / 10000^(2i/d_model). Adds it to `out` (d_model floats).
+void add_sinusoidal_position(int position, int d_model, float* out);
+
+// log(sum(exp(row))) computed stably.
+float log_sum_exp(const float* row, int length);
+
+// Index of the largest value; the lowest index on a tie.
+int argmax(const float* row, int length);
+
+}  // namespace minimt::ops

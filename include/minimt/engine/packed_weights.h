@@ -1,0 +1,26 @@
+// Packing a model's Linear layers for minimt's own kernel, once, at load.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "minimt/engine/packed_gemm.h"
+#include "minimt/engine/weights.h"
+
+namespace minimt {
+
+// The packed copies of every Linear layer of a model, in one arena.
+struct PackedWeights {
+  std::unique_ptr<PackedArena> arena;  // storage of every matrix
+  std::deque<PackedMatrix> matrices;   // deque: adding one never moves the others
+  std::vector<Linear*> layers;         // the Linears that now point at a packed copy
+  size_t bytes() const;
+};
+
+// Packs every Linear of `weights` (attention projections, feed-forward, output) for `kernel`
+// and points each one's `packed` at its copy. kOpenblas packs nothing. The caller keeps the
+// result alive as long as `weights` is used.
+PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel);
+
+}  // namespace minimt

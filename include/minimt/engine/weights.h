@@ -1,0 +1,65 @@
+// Typed views of a model's weights, as the layers read them. Filled by bind_weights (the model
+// floor's weight_binding.h), the only place that spells tensor names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace minimt {
+
+class PackedMatrix;
+
+// y = x W^T + b, the PyTorch convention.
+struct Linear {
+  const float* weight = nullptr;  // [out, in]
+  const float* bias = nullptr;    // [out], or null for none
+  int out = 0, in = 0;
+  const PackedMatrix* packed = nullptr;  // the same weight packed for minimt's kernel, if any
+};
+
+struct LayerNormWeights {
+  const float* weight = nullptr;  // [dim]
+  const float* bias = nullptr;    // [dim]
+};
+
+struct AttentionWeights {
+  Linear q, k, v;  // [H*dk, d_model] each; head r owns rows r*dk .. (r+1)*dk-1
+  Linear out;      // [d_model, H*dk]
+};
+
+struct EncoderLayerWeights {
+  AttentionWeights self_attn;
+  LayerNormWeights self_attn_norm;
+  Linear fc1, fc2;  // [d_ff, d_model], [d_model, d_ff]
+  LayerNormWeights final_norm;
+};
+
+struct DecoderLayerWeights {
+  AttentionWeights self_attn;  // masked
+  LayerNormWeights self_attn_norm;
+  AttentionWeights cross_attn;  // "encoder_attn": q from the decoder, k and v from the encoder
+  LayerNormWeights cross_attn_norm;
+  Linear fc1, fc2;
+  LayerNormWeights final_norm;
+};
+
+struct ModelWeights {
+  const float* source_embeddings = nullptr;  // [source_vocab_size, d_model]
+  const float* target_embeddings = nullptr;  // [target_vocab_size, d_model]
+  // [max_positions, d_model]: learned positions, or the sinusoidal table when the model keeps
+  // one; null means sinusoidal positions computed on the fly.
+  const float* source_positions = nullptr;
+  const float* target_positions = nullptr;
+  std::vector<EncoderLayerWeights> encoder_layers;
+  std::vector<DecoderLayerWeights> decoder_layers;
+  LayerNormWeights encoder_final_norm;  // pre-norm only
+  LayerNormWeights decoder_final_norm;  // pre-norm only
+  // Logits: weight [target_vocab_size, d_model] is the tied decoder embedding or lm_head;
+  // bias is final_logits_bias or null.
+  Linear output;
+  long long parameter_count = 0;
+};
+
+
+}  // namespace minimt

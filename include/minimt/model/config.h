@@ -1,0 +1,26 @@
+// ModelConfig: a format-v1 config.json parsed: the architecture the engine runs, plus the files
+// the model floor reads (tokenizers, weights).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "minimt/engine/architecture.h"
+
+namespace minimt {
+
+struct ModelConfig : Architecture {
+  static constexpr int kFormatVersion = 1;
+
+  std::string source_tokenizer;  // path relative to the model directory
+  std::string target_tokenizer;
+  // Either a relative path to a .safetensors file, or the inline tensor object.
+  std::string weights_file;
+  nlohmann::json inline_weights;  // null unless weights are inline
+
+  // Parses and validates; `file` names config.json in error messages.
+  static ModelConfig from_json(const nlohmann::json& json, const std::string& file);
+  static ModelConfig load(const std::string& path);
+};
+
+}  // namespace minimt

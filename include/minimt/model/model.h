@@ -1,0 +1,63 @@
+// Model: a loaded model directory (config, checked weights, tokenizers). The only code that
+// reads model files.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "minimt/model/config.h"
+#include "minimt/engine/packed_gemm.h"
+#include "minimt/engine/packed_weights.h"
+#include "minimt/model/tensor.h"
+#include "minimt/model/tokenizer.h"
+#include "minimt/engine/weights.h"
+
+namespace minimt {
+
+// How to load a model: choices the caller makes (the CLI reads them from its options and
+// environment; the library reads no environment).
+struct LoadOptions {
+  // Who computes the Linear layers; the default is the fastest this CPU runs.
+  LinearKernel kernel = best_linear_kernel();
+};
+
+struct ModelFile {
+  std::string path;
+  long long bytes = 0;
+};
+
+class Model {
+ public:
+  // Loads and validates `dir`; throws ModelError naming the file and the key or tensor.
+  // Throws Error when options.kernel does not run on this CPU.
+  static std::shared_ptr<const Model> load(const std::string& dir, const LoadOptions& options = {});
+
+  const std::string& directory() const { return directory_; }
+  const ModelConfig& config() const { return config_; }
+  const ModelWeights& weights() const { return weights_; }
+  const Tokenizer& source_tokenizer() const { return *source_; }
+  const Tokenizer& target_tokenizer() const { return *target_; }
+  const std::vector<ModelFile>& files() const { return files_; }
+  // Bytes of weights packed for minimt's own matrix kernel (0 when OpenBLAS does every product).
+  size_t packed_bytes() const { return packed_.bytes(); }
+  LinearKernel linear_kernel() const { return kernel_; }
+
+ private:
+  Model() = default;
+  std::string directory_;
+  ModelConfig config_;
+  TensorStore store_;
+  ModelWeights weights_;
+  std::unique_ptr<Tokenizer> source_, target_;
+  std::vector<ModelFile> files_;
+  LinearKernel kernel_ = LinearKernel::kOpenblas;
+  PackedWeights packed_;
+
+  std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
+
+  void pack_linear_weights(LinearKernel kernel);
+  void tabulate_sinusoidal_positions();
+};
+
+}  // namespace minimt

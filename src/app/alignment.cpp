@@ -1,0 +1,195 @@
+#include "minimt/app/alignment.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
+#include "minimt/base/error.h"
+#include "minimt/base/from_end.h"
+#include "minimt/model/model.h"
+#include "minimt/app/translator.h"
+
+namespace minimt {
+
+std::vector<Word> group_words(const std::vector<std::string>& pieces,
+                              const std::vector<bool>& special) {
+  static const size_t mark = std::strlen(kWordStart);
+  std::vector<Word> words;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const std::string& piece = pieces[i];
+    bool skip = special.empty() ? (piece == "<s>" || piece == "</s>" || piece == "<pad>")
+                                : (i < special.size() && special[i]);
+    if (skip) continue;
+    bool starts = piece.compare(0, mark, kWordStart) == 0;
+    if (starts || words.empty()) words.emplace_back();
+    words.back().text += starts ? piece.substr(mark) : piece;
+    words.back().pieces.push_back(static_cast<int>(i));
+  }
+  return words;
+}
+
+WeightMatrix merge_to_words(const WeightMatrix& pieces, const std::vector<Word>& target_words,
+                            const std::vector<Word>& source_words) {
+  auto check = [](const std::vector<Word>& words, int limit, const char* side) {
+    for (const Word& word : words)
+      for (int p : word.pieces)
+        if (p < 0 || p >= limit)
+          throw Error(std::string("alignment: ") + side + " piece " + std::to_string(p) +
+                      " is outside the attention matrix (" + std::to_string(limit) + ")");
+  };
+  check(target_words, pieces.rows, "target");
+  check(source_words, pieces.cols, "source");
+  const int rows = static_cast<int>(target_words.size());
+  const int cols = static_cast<int>(source_words.size());
+  WeightMatrix words(rows, cols);
+  for (int u = 0; u < rows; ++u) {
+    const std::vector<int>& steps = target_words[u].pieces;
+    for (int w = 0; w < cols; ++w) {
+      double total = 0.0;
+      for (int t : steps)
+        for (int s : source_words[w].pieces) total += pieces.at(t, s);
+      words.at(u, w) = steps.empty() ? 0.0f : static_cast<float>(total / steps.size());
+    }
+  }
+  return words;
+}
+
+const char* to_string(AlignRule rule) {
+  switch (rule) {
+    case AlignRule::kBestSource:
+      return "best-source";
+    case AlignRule::kBestTarget:
+      return "best-target";
+    case AlignRule::kIntersection:
+      return "intersection";
+  }
+  return "?";
+}
+
+AlignRule parse_align_rule(const std::string& name) {
+  for (AlignRule rule : {AlignRule::kBestSource, AlignRule::kBestTarget, AlignRule::kIntersection})
+    if (name == to_string(rule)) return rule;
+  throw Error("unknown alignment rule '" + name +
+              "' (use best-source, best-target or intersection)");
+}
+
+std::vector<Link> align(const WeightMatrix& words, AlignRule rule) {
+  std::vector<Link> by_target, by_source;  // (source, target)
+  if (words.rows > 0 && words.cols > 0) {
+    for (int u = 0; u < words.rows; ++u) {
+      int best = 0;
+      for (int w = 1; w < words.cols; ++w)
+        if (words.at(u, w) > words.at(u, best)) best = w;
+      by_target.emplace_back(best, u);
+    }
+    for (int w = 0; w < words.cols; ++w) {
+      int best = 0;
+      for (int u = 1; u < words.rows; ++u)
+        if (words.at(u, w) > words.at(best, w)) best = u;
+      by_source.emplace_back(w, best);
+    }
+  }
+  std::sort(by_target.begin(), by_target.end());
+  std::sort(by_source.begin(), by_source.end());
+  switch (rule) {
+    case AlignRule::kBestSource:
+      return by_target;
+    case AlignRule::kBestTarget:
+      return by_source;
+    case AlignRule::kIntersection: {
+      std::vector<Link> both;
+      std::set_intersection(by_target.begin(), by_target.end(), by_source.begin(), by_source.end(),
+                            std::back_inserter(both));
+      return both;
+    }
+  }
+  return by_target;
+}
+
+std::string to_pharaoh(const std::vector<Link>& links) {
+  std::string text;
+  for (const Link& link : links) {
+    if (!text.empty()) text += ' ';
+    text += std::to_string(link.first) + '-' + std::to_string(link.second);
+  }
+  return text;
+}
+
+namespace {
+
+// The layer index (negative counts from the end); throws if a layer or head does not exist.
+int resolve_layer(int layer, const std::vector<int>& heads, int layers, int head_count) {
+  const int index = index_from_end(layer, layers);
+  if (index < 0 || index >= layers)
+    throw Error("alignment: decoder layer " + std::to_string(layer) + " does not exist (the " +
+                "model has " + std::to_string(layers) + " decoder layers, numbered from 0; " +
+                "negative numbers count from the end)");
+  for (int h : heads)
+    if (h < 0 || h >= head_count)
+      throw Error("alignment: head " + std::to_string(h) + " does not exist (the model has " +
+                  std::to_string(head_count) + " heads, numbered from 0)");
+  return index;
+}
+
+}  // namespace
+
+void check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads) {
+  resolve_layer(options.layer, options.heads, decoder_layers, heads);
+}
+
+WeightMatrix average_cross_attention(const AttentionRecord& record, int layer,
+                                     const std::vector<int>& heads) {
+  const int index = resolve_layer(layer, heads, record.decoder_layers, record.heads);
+  std::vector<int> chosen = heads;
+  if (chosen.empty())
+    for (int h = 0; h < record.heads; ++h) chosen.push_back(h);
+  WeightMatrix mean(record.steps(), record.source_length);
+  for (int t = 0; t < mean.rows; ++t)
+    for (int s = 0; s < mean.cols; ++s) {
+      double total = 0.0;
+      for (int h : chosen) total += record.cross(index, h, t, s);
+      mean.at(t, s) = static_cast<float>(total / chosen.size());
+    }
+  return mean;
+}
+
+WordAlignment align_pieces(const std::vector<std::string>& source_pieces,
+                           const std::vector<bool>& source_special,
+                           const std::vector<std::string>& target_pieces,
+                           const std::vector<bool>& target_special, const WeightMatrix& cross,
+                           AlignRule rule) {
+  WordAlignment result;
+  result.source_words = group_words(source_pieces, source_special);
+  result.target_words = group_words(target_pieces, target_special);
+  result.weights = merge_to_words(cross, result.target_words, result.source_words);
+  result.links = align(result.weights, rule);
+  return result;
+}
+
+WordAlignment align_translation(const Translation& translation, const Model& model,
+                                const AlignmentOptions& options) {
+  if (!translation.ok() || translation.output_ids.empty() || translation.source_ids.empty())
+    return {};
+  if (!translation.attention)
+    throw Error("alignment: the translation was made without recording attention");
+  const SpecialTokens& special = model.config().special;
+  auto pieces = [&](const Tokenizer& tokenizer, const std::vector<int>& ids,
+                    std::vector<bool>& flags) {
+    std::vector<std::string> result;
+    for (int id : ids) {
+      result.push_back(tokenizer.piece(id));
+      flags.push_back(id == special.eos || id == special.bos || id == special.pad);
+    }
+    return result;
+  };
+  std::vector<bool> source_special, target_special;
+  std::vector<std::string> source =
+      pieces(model.source_tokenizer(), translation.source_ids, source_special);
+  std::vector<std::string> target =
+      pieces(model.target_tokenizer(), translation.output_ids, target_special);
+  WeightMatrix cross =
+      average_cross_attention(*translation.attention, options.layer, options.heads);
+  return align_pieces(source, source_special, target, target_special, cross, options.rule);
+}
+
+}  // namespace minimt

@@ -1,0 +1,158 @@
+#include "minimt/app/attention_dump.h"
+
+#include "minimt/app/dump_schema.h"
+#include "minimt/base/error.h"
+#include "minimt/base/from_end.h"
+#include "minimt/base/json_writer.h"
+
+namespace minimt {
+namespace {
+
+namespace schema = dump_schema;
+
+// "name": (a key of the dump's schema: plain ASCII, nothing to escape).
+std::string key(const char* name) {
+  return std::string("\"") + name + "\":";
+}
+
+std::string join_ints(const std::vector<int>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+// Writes [layer][head][rows][cols] for the chosen layers and heads; value(l, h, i, j).
+template <typename Value>
+void write_matrices(std::ostream& out, const std::vector<int>& layers,
+                    const std::vector<int>& heads, int rows, int cols, Value value) {
+  out << '[';
+  for (size_t a = 0; a < layers.size(); ++a) {
+    out << (a ? ",[" : "[");
+    for (size_t b = 0; b < heads.size(); ++b) {
+      out << (b ? ",[" : "[");
+      for (int i = 0; i < rows; ++i) {
+        out << (i ? ",[" : "[");
+        for (int j = 0; j < cols; ++j) {
+          if (j) out << ',';
+          write_json_float(out, value(layers[a], heads[b], i, j));
+        }
+        out << ']';
+      }
+      out << ']';
+    }
+    out << ']';
+  }
+  out << ']';
+}
+
+}  // namespace
+
+AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
+                                         DumpSelection selection)
+    : out_(out), model_(model), selection_(std::move(selection)) {
+  const ModelConfig& c = model.config();
+  for (int head : selection_.heads)
+    if (head < 0 || head >= c.num_heads)
+      throw Error("attention dump: head " + std::to_string(head) +
+                  " does not exist (the model has " + std::to_string(c.num_heads) +
+                  " heads, numbered from 0)");
+  if (selection_.heads.empty())
+    for (int h = 0; h < c.num_heads; ++h) heads_.push_back(h);
+  else
+    heads_ = selection_.heads;
+  int deepest = std::max(c.encoder_layers, c.decoder_layers);
+  for (int layer : selection_.layers)
+    if (layer >= deepest || layer < -std::min(c.encoder_layers, c.decoder_layers))
+      throw Error("attention dump: layer " + std::to_string(layer) + " does not exist (" +
+                  std::to_string(c.encoder_layers) + " encoder and " +
+                  std::to_string(c.decoder_layers) + " decoder layers)");
+
+  std::string type_list;
+  for (const schema::AttentionType& type : schema::kAttentionTypes)
+    if (kept(type)) type_list += (type_list.empty() ? "" : ",") + json_string(type.type);
+  out_ << '{' << key(schema::kFormat) << json_string(schema::kFormatName) << ','
+       << key(schema::kVersionKey) << schema::kVersion << ',' << key(schema::kModel)
+       << json_string(model.directory()) << ',' << key(schema::kSelection) << '{'
+       << key(schema::kTypes) << '[' << type_list << "]," << key(schema::kLayers)
+       << (selection_.layers.empty() ? "null" : join_ints(selection_.layers)) << ','
+       << key(schema::kHeads) << join_ints(heads_) << "},\n"
+       << key(schema::kSentences) << '[';
+}
+
+bool AttentionDumpWriter::kept(const dump_schema::AttentionType& type) const {
+  const std::string name = type.type;
+  return name == "encoder"   ? selection_.encoder
+         : name == "decoder" ? selection_.decoder
+                             : selection_.cross;
+}
+
+std::vector<int> AttentionDumpWriter::resolve_layers(int count) const {
+  std::vector<int> layers;
+  if (selection_.layers.empty())
+    for (int l = 0; l < count; ++l) layers.push_back(l);
+  for (int layer : selection_.layers) {
+    const int index = index_from_end(layer, count);
+    if (index >= 0 && index < count) layers.push_back(index);
+  }
+  return layers;
+}
+
+void AttentionDumpWriter::write_tokens(const char* name, const std::vector<std::string>& pieces) {
+  out_ << ',' << key(name) << '[';
+  for (size_t i = 0; i < pieces.size(); ++i) out_ << (i ? "," : "") << json_string(pieces[i]);
+  out_ << ']';
+}
+
+void AttentionDumpWriter::add(const Translation& t) {
+  const ModelConfig& c = model_.config();
+  out_ << (first_ ? "\n" : ",\n") << '{' << key(schema::kSource) << json_string(t.source);
+  first_ = false;
+  if (!t.ok()) {
+    out_ << ',' << key(schema::kError) << json_string(t.error) << '}';
+    return;
+  }
+  out_ << ',' << key(schema::kTranslation) << json_string(t.text);
+  const Tokenizer& source = model_.source_tokenizer();
+  const Tokenizer& target = model_.target_tokenizer();
+  std::vector<std::string> source_pieces, input_pieces, output_pieces;
+  for (int id : t.source_ids) source_pieces.push_back(source.piece(id));
+  for (size_t i = 0; i < t.output_ids.size(); ++i) {
+    input_pieces.push_back(target.piece(i == 0 ? c.decoder_start_token : t.output_ids[i - 1]));
+    output_pieces.push_back(target.piece(t.output_ids[i]));
+  }
+  write_tokens(schema::kSourceTokens, source_pieces);
+  write_tokens(schema::kDecoderInputTokens, input_pieces);
+  write_tokens(schema::kOutputTokens, output_pieces);
+
+  const AttentionRecord empty;
+  const AttentionRecord& r = t.attention ? *t.attention : empty;
+  const int s = static_cast<int>(t.source_ids.size());
+  const int steps = r.steps();
+  const std::vector<int> encoder_layers = resolve_layers(t.attention ? c.encoder_layers : 0);
+  const std::vector<int> decoder_layers = resolve_layers(t.attention ? c.decoder_layers : 0);
+  const schema::AttentionType& encoder = *schema::find_attention_type("encoder");
+  const schema::AttentionType& decoder = *schema::find_attention_type("decoder");
+  const schema::AttentionType& cross = *schema::find_attention_type("cross");
+  if (kept(encoder)) {
+    out_ << ",\n " << key(encoder.key);
+    write_matrices(out_, encoder_layers, heads_, s, s,
+                   [&](int l, int h, int i, int j) { return r.encoder(l, h, i, j); });
+  }
+  if (kept(decoder)) {
+    out_ << ",\n " << key(decoder.key);
+    write_matrices(out_, decoder_layers, heads_, steps, steps,
+                   [&](int l, int h, int i, int j) { return r.decoder_self(l, h, i, j); });
+  }
+  if (kept(cross)) {
+    out_ << ",\n " << key(cross.key);
+    write_matrices(out_, decoder_layers, heads_, steps, s,
+                   [&](int l, int h, int i, int j) { return r.cross(l, h, i, j); });
+  }
+  out_ << '}';
+}
+
+void AttentionDumpWriter::finish() {
+  out_ << "\n]}\n";
+}
+
+}  // namespace minimt

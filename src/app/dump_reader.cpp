@@ -1,0 +1,221 @@
+#include "minimt/app/dump_reader.h"
+
+#include <algorithm>
+
+#include "minimt/base/error.h"
+
+namespace minimt {
+namespace {
+
+using nlohmann::json;
+namespace schema = dump_schema;
+
+std::vector<std::string> string_list(const json& value, const std::string& where) {
+  if (value.is_null()) return {};
+  if (!value.is_array()) throw Error(where + " is not a list");
+  std::vector<std::string> out;
+  for (const json& item : value) {
+    if (!item.is_string()) throw Error(where + " holds something other than strings");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+std::string string_field(const json& object, const char* key, const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return "";
+  if (!it->is_string()) throw Error(where + ": \"" + key + "\" is not a string");
+  return it->get<std::string>();
+}
+
+const char* axis_token(schema::Axis axis) {
+  return axis == schema::Axis::kSource ? "source token" : "decoder input token";
+}
+
+// [layers][heads][rows][cols] numbers into `m`; checks every dimension.
+void read_matrices(const json& value, const std::string& where, AttentionMatrices& m,
+                   const std::string& rows_are, const std::string& cols_are) {
+  if (!value.is_array()) throw Error(where + " is not a list of layers");
+  const size_t heads = m.heads.size();
+  for (size_t l = 0; l < value.size(); ++l) {
+    const json& layer = value[l];
+    std::string at = where + "[" + std::to_string(l) + "]";
+    if (!layer.is_array() || layer.size() != heads)
+      throw Error(at + " should be a list of " + std::to_string(heads) +
+                  " heads (the dump's selection.heads)");
+    for (size_t h = 0; h < heads; ++h) {
+      const json& matrix = layer[h];
+      std::string at_head = at + "[" + std::to_string(h) + "]";
+      if (!matrix.is_array() || matrix.size() != static_cast<size_t>(m.rows))
+        throw Error(at_head + " should have " + std::to_string(m.rows) + " rows, one per " +
+                    rows_are);
+      for (int i = 0; i < m.rows; ++i) {
+        const json& row = matrix[i];
+        if (!row.is_array() || row.size() != static_cast<size_t>(m.cols))
+          throw Error(at_head + "[" + std::to_string(i) + "] should have " +
+                      std::to_string(m.cols) + " weights, one per " + cols_are);
+        for (const json& x : row) {
+          if (!x.is_number())
+            throw Error(at_head + "[" + std::to_string(i) + "] holds something not a number");
+          m.values.push_back(x.get<float>());
+        }
+      }
+    }
+  }
+}
+
+// What "selection" says about every sentence: the types kept, the heads and layers.
+struct Selection {
+  std::vector<int> heads;
+  bool heads_given = false;
+  json layers;
+};
+
+Selection read_selection(const json& document, const std::string& name, AttentionDump& dump) {
+  const json selection = document.value(schema::kSelection, json::object());
+  if (!selection.is_object()) throw Error(name + ": \"selection\" is not an object");
+  const json types = selection.value(schema::kTypes, json());
+  if (types.is_array()) {
+    for (const json& t : types) {
+      if (!t.is_string()) throw Error(name + ": selection.types holds a non-string");
+      if (!schema::find_attention_type(t.get<std::string>()))
+        throw Error("attention view: unknown attention type " + t.get<std::string>());
+      dump.types.push_back(t.get<std::string>());
+    }
+  } else {
+    for (const schema::AttentionType& type : schema::kAttentionTypes)
+      dump.types.push_back(type.type);
+  }
+  Selection out;
+  const json heads = selection.value(schema::kHeads, json());
+  out.heads_given = heads.is_array();
+  if (out.heads_given)
+    for (const json& h : heads) {
+      if (!h.is_number_integer()) throw Error(name + ": selection.heads holds a non-integer");
+      out.heads.push_back(h.get<int>());
+    }
+  out.layers = selection.value(schema::kLayers, json());
+  return out;
+}
+
+// One type's matrices of one sentence: `value` is the sentence's entry for type.key.
+AttentionMatrices read_type(const json& value, const schema::AttentionType& type,
+                            const DumpSentence& s, const Selection& selection,
+                            const std::string& where) {
+  AttentionMatrices m;
+  m.type = type.type;
+  m.rows = static_cast<int>(s.tokens(type.rows).size());
+  m.cols = static_cast<int>(s.tokens(type.cols).size());
+  if (!value.is_array()) throw Error(where + ": " + type.key + " is not a list of layers");
+  const int layers = static_cast<int>(value.size());
+  if (selection.heads_given) {
+    m.heads = selection.heads;
+  } else {  // no selection: count the heads of the first layer
+    int count = layers > 0 && value[0].is_array() ? static_cast<int>(value[0].size()) : 0;
+    for (int h = 0; h < count; ++h) m.heads.push_back(h);
+  }
+  if (m.rows == 0 || m.cols == 0) {
+    // A blank sentence: the writer leaves no layers. Anything else is malformed.
+    for (const json& layer : value)
+      for (const json& matrix : layer)
+        if (!matrix.empty())
+          throw Error(where + ": " + type.key + " holds weights but the sentence has no " +
+                      (m.rows == 0 ? "queries" : "keys"));
+    return m;
+  }
+  m.layer_labels = dump_layer_labels(selection.layers, layers);
+  read_matrices(value, where + ": " + type.key, m, axis_token(type.rows), axis_token(type.cols));
+  return m;
+}
+
+DumpSentence read_sentence(const json& entry, int number, const Selection& selection,
+                           const std::string& where) {
+  if (!entry.is_object()) throw Error(where + " is not an object");
+  DumpSentence s;
+  s.number = number;
+  s.source = string_field(entry, schema::kSource, where);
+  s.translation = string_field(entry, schema::kTranslation, where);
+  if (entry.contains(schema::kError)) {
+    s.error = string_field(entry, schema::kError, where);
+    if (s.error.empty()) s.error = "failed";
+    return s;
+  }
+  auto tokens = [&](const char* key) {
+    return string_list(entry.value(key, json()), where + ": " + key);
+  };
+  s.source_tokens = tokens(schema::kSourceTokens);
+  s.decoder_input_tokens = tokens(schema::kDecoderInputTokens);
+  s.output_tokens = tokens(schema::kOutputTokens);
+  if (s.output_tokens.size() != s.decoder_input_tokens.size())
+    throw Error(where + ": output_tokens and decoder_input_tokens differ in length");
+  for (const schema::AttentionType& type : schema::kAttentionTypes) {
+    auto it = entry.find(type.key);
+    if (it == entry.end() || it->is_null()) continue;
+    s.attention.push_back(read_type(*it, type, s, selection, where));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> dump_layer_labels(const json& selection_layers, int count) {
+  std::vector<std::string> labels;
+  auto positional = [&] {
+    labels.clear();
+    for (int l = 0; l < count; ++l) labels.push_back(std::to_string(l));
+    return labels;
+  };
+  if (!selection_layers.is_array()) return positional();
+  std::vector<int> chosen;
+  for (const json& x : selection_layers) {
+    if (!x.is_number_integer()) return positional();
+    chosen.push_back(x.get<int>());
+  }
+  // The writer keeps every negative layer (it refuses those that do not fit both stacks) and
+  // the non-negative ones below the stack's depth: find a depth that leaves `count` layers.
+  int deepest = 0;
+  for (int layer : chosen) deepest = std::max(deepest, layer + 1);
+  for (int depth = 0; depth <= deepest; ++depth) {
+    std::vector<std::string> kept;
+    for (int layer : chosen)
+      if (layer < depth) kept.push_back(std::to_string(layer));
+    if (static_cast<int>(kept.size()) == count) return kept;
+  }
+  return positional();
+}
+
+AttentionDump parse_attention_dump(const json& document, const std::string& name) {
+  if (!document.is_object() || document.value(schema::kFormat, json()) != schema::kFormatName)
+    throw Error(name +
+                ": not a minimt attention dump (\"format\" should be \"minimt-attention\"; "
+                "write one with minimt translate --dump-attention)");
+  json version = document.value(schema::kVersionKey, json());
+  if (version != schema::kVersion)
+    throw Error(name + ": attention dump version " + version.dump() +
+                " is not supported (this minimt reads version 1)");
+  AttentionDump dump;
+  dump.model = string_field(document, schema::kModel, name);
+  const Selection selection = read_selection(document, name, dump);
+  auto sentences = document.find(schema::kSentences);
+  if (sentences == document.end() || !sentences->is_array())
+    throw Error(name + ": \"sentences\" is missing or not a list");
+  int number = 0;
+  for (const json& entry : *sentences) {
+    ++number;
+    dump.sentences.push_back(
+        read_sentence(entry, number, selection, name + ": sentence " + std::to_string(number)));
+  }
+  return dump;
+}
+
+AttentionDump read_attention_dump(std::istream& in, const std::string& name) {
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw Error(name + ": not valid JSON (" + e.what() + ")");
+  }
+  return parse_attention_dump(document, name);
+}
+
+}  // namespace minimt

@@ -1,0 +1,63 @@
+// minimt command line: builds the application from the subcommands of src/cli, parses the
+// arguments and runs the subcommand given. The exit status is 0 on success, 1 on a failure (a
+// bad model, an unreadable file: an Error caught here; a line that translate could not
+// translate: the status its run returns) and 2 on a usage error.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/blas_setup.h"
+#include "minimt/engine/blas_runtime.h"
+#include "minimt/base/error.h"
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  minimt::cli::ensure_fast_blas_kernels(argv);
+  // minimt's matrices are small: threads inside one product cost more than they give, so
+  // parallelism comes from translating sentences side by side instead.
+  minimt::set_blas_threads(1);
+
+  CLI::App app{"minimt: run encoder-decoder Transformer translators and look inside them"};
+  const std::string version = std::string("minimt ") + MINIMT_VERSION;
+  app.set_version_flag("--version", version);
+  // At most one subcommand; a missing one is reported after parsing, so that an unknown word
+  // (minimt transalte) is reported as such rather than as a missing subcommand.
+  app.require_subcommand(0, 1);
+  const minimt::cli::Command commands[] = {
+      minimt::cli::add_translate(app), minimt::cli::add_info(app), minimt::cli::add_tokenize(app),
+      minimt::cli::add_view(app)};
+  // --version also works after a subcommand (minimt translate --version), as --help does.
+  for (const auto& command : commands) command.app->set_version_flag("--version", version);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "minimt: " << e.what() << "\nRun 'minimt --help' for usage.\n";
+    return kExitUsage;
+  }
+
+  try {
+    for (const auto& command : commands)
+      if (*command.app) return command.run();
+  } catch (const minimt::Error& e) {
+    std::cerr << "minimt: error: " << e.what() << "\n";
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    std::cerr << "minimt: internal error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  std::cerr << "minimt: a subcommand is required\nRun 'minimt --help' for usage.\n";
+  return kExitUsage;
+}

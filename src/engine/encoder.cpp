@@ -1,0 +1,67 @@
+#include "minimt/engine/encoder.h"
+
+#include "minimt/engine/attention.h"
+
+namespace minimt {
+
+EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
+                              const std::vector<AttentionRecord*>& records) {
+  const Architecture& c = config_;
+  const int d = c.d_model, width = c.attention_width(), heads = c.num_heads;
+  EncodedBatch batch;
+  batch.offsets.push_back(0);
+  std::vector<int> ids, positions;
+  for (const auto& source : sources) {
+    for (size_t i = 0; i < source.size(); ++i) {
+      ids.push_back(source[i]);
+      positions.push_back(static_cast<int>(i));
+    }
+    batch.offsets.push_back(static_cast<int>(ids.size()));
+  }
+  const int rows = static_cast<int>(ids.size());
+  batch.states.resize(static_cast<size_t>(rows) * d);
+  float* x = batch.states.data();  // [N, d]: every sentence's rows, one after another
+  embed(c, weights_.source_embeddings, weights_.source_positions, ids.data(), positions.data(),
+        rows, x);
+
+  for (int b = 0; b < batch.sentences(); ++b) {
+    AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
+    if (!record) continue;
+    size_t s = batch.length(b);
+    record->encoder_self.assign(static_cast<size_t>(c.encoder_layers) * heads * s * s, 0.0f);
+  }
+
+  LayerScratch& z = scratch_;
+  for (int l = 0; l < c.encoder_layers; ++l) {
+    const EncoderLayerWeights& layer = weights_.encoder_layers[l];
+    residual(c, layer.self_attn_norm, x, rows, z, [&](const float* in, float* out) {
+      const size_t projected = static_cast<size_t>(rows) * width;
+      float* q = reserve(z.q, projected);  // [N, H*dk]
+      float* k = reserve(z.k, projected);
+      float* v = reserve(z.v, projected);
+      float* context = reserve(z.context, projected);
+      ops::linear(layer.self_attn.q, in, rows, q);
+      ops::linear(layer.self_attn.k, in, rows, k);
+      ops::linear(layer.self_attn.v, in, rows, v);
+      for (int b = 0; b < batch.sentences(); ++b) {
+        const int first = batch.offsets[b], s = batch.length(b);
+        const size_t at = static_cast<size_t>(first) * width;
+        AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
+        float* probs =
+            record ? record->encoder_self.data() + static_cast<size_t>(l) * heads * s * s : nullptr;
+        // Each sentence attends only to its own rows: the same as a padding mask.
+        multi_head_attention(q + at, k + at, v + at, s, s, heads, c.head_dim, false, context + at,
+                             probs, z.scores);
+      }
+      ops::linear(layer.self_attn.out, context, rows, out);  // [N, d]
+    });
+    residual(c, layer.final_norm, x, rows, z, [&](const float* in, float* out) {
+      feed_forward(c, layer.fc1, layer.fc2, in, rows, z.hidden, out);
+    });
+  }
+  if (c.norm_position == NormPosition::kPre)
+    ops::layer_norm(weights_.encoder_final_norm, x, rows, d, c.layer_norm_eps);
+  return batch;
+}
+
+}  // namespace minimt

@@ -1,0 +1,128 @@
+#include "minimt/engine/ops.h"
+
+#include "minimt/engine/packed_gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+
+namespace minimt::ops {
+namespace {
+std::atomic<uint64_t> flop_counter{0};
+}
+
+void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          bool b_transposed, float beta, float* c, int ldc) {
+  if (m == 0 || n == 0) return;
+  flop_counter.fetch_add(2ull * m * n * k, std::memory_order_relaxed);
+  if (m == 1) {
+    // One row (a decoder step at batch 1, one query): sgemm would first pack all of B, which
+    // costs more than the product itself; sgemv streams B once.
+    if (b_transposed)  // c[n] = B[n, k] a[k]
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, alpha, b, ldb, a, 1, beta, c, 1);
+    else  // c[n] = B[k, n]^T a[k]
+      cblas_sgemv(CblasRowMajor, CblasTrans, k, n, alpha, b, ldb, a, 1, beta, c, 1);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+              a, lda, b, ldb, beta, c, ldc);
+}
+
+uint64_t gemm_flops() {
+  return flop_counter.load(std::memory_order_relaxed);
+}
+
+void linear(const Linear& layer, const float* x, int rows, float* y) {
+  if (layer.packed) {
+    flop_counter.fetch_add(2ull * rows * layer.out * layer.in, std::memory_order_relaxed);
+    packed_linear(*layer.packed, layer.bias, x, rows, layer.in, y);
+    return;
+  }
+  // Start from the bias broadcast over rows, then accumulate x W^T into it (beta = 1).
+  for (int r = 0; r < rows; ++r) {
+    float* out = y + static_cast<int64_t>(r) * layer.out;
+    if (layer.bias)
+      std::copy(layer.bias, layer.bias + layer.out, out);
+    else
+      std::fill(out, out + layer.out, 0.0f);
+  }
+  gemm(rows, layer.out, layer.in, 1.0f, x, layer.in, layer.weight, layer.in, true, 1.0f, y,
+       layer.out);
+}
+
+void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps) {
+  for (int r = 0; r < rows; ++r) {
+    float* row = x + static_cast<int64_t>(r) * dim;
+    float mean = 0.0f;
+    for (int i = 0; i < dim; ++i) mean += row[i];
+    mean /= static_cast<float>(dim);
+    float variance = 0.0f;
+    for (int i = 0; i < dim; ++i) {
+      float centred = row[i] - mean;
+      variance += centred * centred;
+    }
+    variance /= static_cast<float>(dim);  // biased variance, as PyTorch's LayerNorm
+    float inverse = 1.0f / std::sqrt(variance + eps);
+    for (int i = 0; i < dim; ++i)
+      row[i] = (row[i] - mean) * inverse * norm.weight[i] + norm.bias[i];
+  }
+}
+
+void add_in_place(float* x, const float* y, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] += y[i];
+}
+
+void softmax(float* row, int length) {
+  float peak = -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < length; ++i) peak = std::max(peak, row[i]);
+  float sum = 0.0f;
+  for (int i = 0; i < length; ++i) {
+    row[i] = std::exp(row[i] - peak);
+    sum += row[i];
+  }
+  float inverse = 1.0f / sum;
+  for (int i = 0; i < length; ++i) row[i] *= inverse;
+}
+
+void activate(Activation activation, float* x, int64_t count) {
+  switch (activation) {
+    case Activation::kRelu:
+      for (int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      break;
+    case Activation::kGelu:  // the exact (erf) form
+      for (int64_t i = 0; i < count; ++i)
+        x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+      break;
+    case Activation::kSilu:
+      for (int64_t i = 0; i < count; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      break;
+  }
+}
+
+void add_sinusoidal_position(int position, int d_model, float* out) {
+  for (int i = 0; 2 * i < d_model; ++i) {
+    double angle = position / std::pow(10000.0, 2.0 * i / d_model);
+    out[2 * i] += static_cast<float>(std::sin(angle));
+    if (2 * i + 1 < d_model) out[2 * i + 1] += static_cast<float>(std::cos(angle));
+  }
+}
+
+float log_sum_exp(const float* row, int length) {
+  float peak = -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < length; ++i) peak = std::max(peak, row[i]);
+  double sum = 0.0;
+  for (int i = 0; i < length; ++i) sum += std::exp(static_cast<double>(row[i] - peak));
+  return peak + static_cast<float>(std::log(sum));
+}
+
+int argmax(const float* row, int length) {
+  int best = 0;
+  for (int i = 1; i < length; ++i)
+    if (row[i] > row[best]) best = i;
+  return best;
+}
+
+}  // namespace minimt::ops

@@ -1,0 +1,38 @@
+#include "minimt/engine/packed_weights.h"
+
+namespace minimt {
+
+size_t PackedWeights::bytes() const {
+  size_t total = 0;
+  for (const auto& matrix : matrices) total += matrix.bytes();
+  return total;
+}
+
+PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel) {
+  PackedWeights packed;
+  if (kernel == LinearKernel::kOpenblas) return packed;
+  for (auto& layer : weights.encoder_layers)
+    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
+                           &layer.self_attn.out, &layer.fc1, &layer.fc2})
+      packed.layers.push_back(linear);
+  for (auto& layer : weights.decoder_layers)
+    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
+                           &layer.self_attn.out, &layer.cross_attn.q, &layer.cross_attn.k,
+                           &layer.cross_attn.v, &layer.cross_attn.out, &layer.fc1, &layer.fc2})
+      packed.layers.push_back(linear);
+  packed.layers.push_back(&weights.output);
+
+  size_t floats = 0;
+  for (const Linear* layer : packed.layers)
+    floats += PackedMatrix::floats_needed(layer->out, layer->in);
+  packed.arena = std::make_unique<PackedArena>(floats);
+  float* next = packed.arena->data();
+  for (Linear* layer : packed.layers) {
+    packed.matrices.emplace_back(layer->weight, layer->out, layer->in, next, kernel);
+    next += PackedMatrix::floats_needed(layer->out, layer->in);
+    layer->packed = &packed.matrices.back();
+  }
+  return packed;
+}
+
+}  // namespace minimt

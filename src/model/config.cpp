@@ -1,0 +1,189 @@
+#include "minimt/model/config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "minimt/base/error.h"
+#include "minimt/model/paths.h"
+
+namespace minimt {
+namespace {
+
+// Limits that keep a hostile config.json from asking for absurd allocations.
+constexpr long long kMaxDimension = 1 << 16;
+constexpr long long kMaxLayers = 1024;
+constexpr long long kMaxPositions = 1 << 20;
+constexpr long long kMaxVocab = 1 << 24;
+
+class ConfigReader {
+ public:
+  ConfigReader(const nlohmann::json& json, const std::string& file) : json_(json), file_(file) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw ModelError(file_, "key '" + key + "' " + what);
+  }
+
+  const nlohmann::json& require(const std::string& key) const {
+    auto it = json_.find(key);
+    if (it == json_.end()) fail(key, "is missing");
+    return *it;
+  }
+
+  long long integer(const nlohmann::json& value, const std::string& key, long long low,
+                    long long high) const {
+    if (!value.is_number_integer()) fail(key, "must be an integer, got " + value.dump());
+    long long v = value.get<long long>();
+    if (v < low || v > high)
+      fail(key, "must be between " + std::to_string(low) + " and " + std::to_string(high) +
+                    ", got " + std::to_string(v));
+    return v;
+  }
+
+  int integer(const std::string& key, long long low, long long high) const {
+    return static_cast<int>(integer(require(key), key, low, high));
+  }
+
+  bool boolean(const std::string& key) const {
+    const auto& value = require(key);
+    if (!value.is_boolean()) fail(key, "must be true or false, got " + value.dump());
+    return value.get<bool>();
+  }
+
+  std::string string(const std::string& key) const { return string(require(key), key); }
+
+  std::string string(const nlohmann::json& value, const std::string& key) const {
+    if (!value.is_string()) fail(key, "must be a string, got " + value.dump());
+    return value.get<std::string>();
+  }
+
+  template <typename Enum, size_t N>
+  Enum choice(const std::string& key, const std::pair<const char*, Enum> (&options)[N]) const {
+    std::string value = string(key);
+    std::string allowed;
+    for (const auto& [name, option] : options) {
+      if (value == name) return option;
+      allowed += std::string(allowed.empty() ? "" : ", ") + '"' + name + '"';
+    }
+    fail(key, "must be one of " + allowed + ", got \"" + value + '"');
+  }
+
+  const nlohmann::json& json() const { return json_; }
+
+ private:
+  const nlohmann::json& json_;
+  const std::string& file_;
+};
+
+std::string relative_path(const ConfigReader& reader, const nlohmann::json& value,
+                          const std::string& key) {
+  std::string path = reader.string(value, key);
+  if (!is_safe_relative_path(path))
+    reader.fail(key,
+                "must be a path inside the model directory (no absolute path, no '..'), got \"" +
+                    path + '"');
+  return path;
+}
+
+}  // namespace
+
+ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string& file) {
+  if (!json.is_object()) throw ModelError(file, "must hold a JSON object");
+  ConfigReader reader(json, file);
+  ModelConfig c;
+
+  if (reader.string("format") != "minimt-transformer")
+    reader.fail("format", "must be \"minimt-transformer\", got " + json["format"].dump());
+  const auto& version = reader.require("format_version");
+  if (!version.is_number_integer()) reader.fail("format_version", "must be an integer");
+  if (version.get<long long>() > kFormatVersion)
+    reader.fail("format_version", "is " + version.dump() + ", newer than this minimt supports (" +
+                                      std::to_string(kFormatVersion) + "); upgrade minimt");
+  if (version.get<long long>() != kFormatVersion)
+    reader.fail("format_version",
+                "must be " + std::to_string(kFormatVersion) + ", got " + version.dump());
+
+  c.d_model = reader.integer("d_model", 1, kMaxDimension);
+  c.num_heads = reader.integer("num_heads", 1, kMaxDimension);
+  if (json.contains("head_dim")) {
+    c.head_dim = reader.integer("head_dim", 1, kMaxDimension);
+  } else {
+    if (c.d_model % c.num_heads != 0)
+      reader.fail("head_dim", "is missing and d_model (" + std::to_string(c.d_model) +
+                                  ") is not divisible by num_heads (" +
+                                  std::to_string(c.num_heads) + ")");
+    c.head_dim = c.d_model / c.num_heads;
+  }
+  if (static_cast<long long>(c.num_heads) * c.head_dim > kMaxDimension)
+    reader.fail("head_dim", "times num_heads exceeds " + std::to_string(kMaxDimension));
+  c.d_ff = reader.integer("d_ff", 1, kMaxDimension * 4);
+  c.encoder_layers = reader.integer("encoder_layers", 1, kMaxLayers);
+  c.decoder_layers = reader.integer("decoder_layers", 1, kMaxLayers);
+
+  static const std::pair<const char*, Activation> activations[] = {
+      {"relu", Activation::kRelu}, {"gelu", Activation::kGelu}, {"silu", Activation::kSilu}};
+  c.activation = reader.choice("activation", activations);
+  static const std::pair<const char*, NormPosition> norms[] = {{"post", NormPosition::kPost},
+                                                               {"pre", NormPosition::kPre}};
+  c.norm_position = reader.choice("norm_position", norms);
+  static const std::pair<const char*, Positions> positions[] = {
+      {"sinusoidal", Positions::kSinusoidal}, {"learned", Positions::kLearned}};
+  c.positions = reader.choice("positions", positions);
+
+  const auto& eps = reader.require("layer_norm_eps");
+  if (!eps.is_number() || !(eps.get<double>() > 0.0) || !(eps.get<double>() < 1.0))
+    reader.fail("layer_norm_eps", "must be a number between 0 and 1, got " + eps.dump());
+  c.layer_norm_eps = static_cast<float>(eps.get<double>());
+
+  c.max_positions = reader.integer("max_positions", 2, kMaxPositions);
+  c.scale_embeddings = reader.boolean("scale_embeddings");
+  c.source_vocab_size = reader.integer("source_vocab_size", 1, kMaxVocab);
+  c.target_vocab_size = reader.integer("target_vocab_size", 1, kMaxVocab);
+  c.tie_output = reader.boolean("tie_output");
+
+  const auto& special = reader.require("special_tokens");
+  if (!special.is_object()) reader.fail("special_tokens", "must be an object");
+  auto special_id = [&](const char* name) {
+    std::string key = std::string("special_tokens.") + name;
+    auto it = special.find(name);
+    if (it == special.end()) reader.fail(key, "is missing");
+    int limit = std::min(c.source_vocab_size, c.target_vocab_size) - 1;
+    return static_cast<int>(reader.integer(*it, key, 0, limit));
+  };
+  c.special.pad = special_id("pad");
+  c.special.unk = special_id("unk");
+  c.special.bos = special_id("bos");
+  c.special.eos = special_id("eos");
+  c.decoder_start_token = json.contains("decoder_start_token")
+                              ? reader.integer("decoder_start_token", 0, c.target_vocab_size - 1)
+                              : c.special.bos;
+
+  const auto& tokenizer = reader.require("tokenizer");
+  if (!tokenizer.is_object()) reader.fail("tokenizer", "must be an object");
+  for (const char* side : {"source", "target"})
+    if (!tokenizer.contains(side)) reader.fail(std::string("tokenizer.") + side, "is missing");
+  c.source_tokenizer = relative_path(reader, tokenizer["source"], "tokenizer.source");
+  c.target_tokenizer = relative_path(reader, tokenizer["target"], "tokenizer.target");
+
+  const auto& weights = reader.require("weights");
+  if (weights.is_object())
+    c.inline_weights = weights;
+  else if (weights.is_string())
+    c.weights_file = relative_path(reader, weights, "weights");
+  else
+    reader.fail("weights", "must be a file name or an object of inline tensors");
+  return c;
+}
+
+ModelConfig ModelConfig::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelError(path, "cannot open the file");
+  nlohmann::json json;
+  try {
+    in >> json;
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelError(path, std::string("is not valid JSON: ") + e.what());
+  }
+  return from_json(json, path);
+}
+
+}  // namespace minimt

@@ -1,0 +1,94 @@
+#include "minimt/model/model.h"
+
+#include <sys/stat.h>
+
+
+#include "minimt/base/error.h"
+#include "minimt/engine/ops.h"
+#include "minimt/model/paths.h"
+#include "minimt/model/safetensors.h"
+#include "minimt/model/weight_binding.h"
+
+namespace minimt {
+namespace {
+
+// side is "source" or "target": the file is named by key 'tokenizer.<side>', and its piece count
+// must equal key '<side>_vocab_size'.
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, int expected_size,
+                                          const std::string& config_file, const std::string& side) {
+  if (file_size(path) < 0)
+    throw ModelError(path, "is missing (named by config.json key 'tokenizer." + side + "')");
+  auto tokenizer = std::make_unique<Tokenizer>(path);
+  if (tokenizer->size() != expected_size)
+    throw ModelError(config_file, "key '" + side + "_vocab_size' is " +
+                                      std::to_string(expected_size) + " but " + path + " has " +
+                                      std::to_string(tokenizer->size()) + " pieces");
+  return tokenizer;
+}
+
+}  // namespace
+
+void Model::tabulate_sinusoidal_positions() {
+  // The table replaces a sin and a cos per element at every decoder step; past this size it
+  // would cost the start-up more than it saves, and positions are computed on the fly.
+  constexpr long long kMaxTableFloats = 1 << 18;
+  const ModelConfig& c = config_;
+  if (c.positions != Positions::kSinusoidal ||
+      static_cast<long long>(c.max_positions) * c.d_model > kMaxTableFloats)
+    return;
+  sinusoidal_table_.assign(static_cast<size_t>(c.max_positions) * c.d_model, 0.0f);
+  for (int position = 0; position < c.max_positions; ++position)
+    ops::add_sinusoidal_position(
+        position, c.d_model, sinusoidal_table_.data() + static_cast<size_t>(position) * c.d_model);
+  weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
+}
+
+void Model::pack_linear_weights(LinearKernel kernel) {
+  if (!linear_kernel_supported(kernel))
+    throw Error("the " + to_string(kernel) + " kernel does not run on this CPU (it runs " +
+                to_string(best_linear_kernel()) + ")");
+  kernel_ = kernel;
+  packed_ = pack_linear_layers(weights_, kernel);
+  // The packed copy replaces the mapped original, so resident memory stays near the file
+  // size. A tied output projection is also the embedding table, which is still read.
+  for (const Linear* layer : packed_.layers)
+    if (layer != &weights_.output || !config_.tie_output)
+      store_.release(layer->weight, static_cast<int64_t>(layer->out) * layer->in);
+}
+
+std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options) {
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    throw ModelError(dir, "is not a model directory");
+  std::shared_ptr<Model> model(new Model());
+  model->directory_ = dir;
+  const std::string config_path = join_path(dir, "config.json");
+  if (file_size(config_path) < 0) throw ModelError(config_path, "is missing");
+  model->config_ = ModelConfig::load(config_path);
+  const ModelConfig& c = model->config_;
+  model->files_.push_back({config_path, file_size(config_path)});
+
+  std::string weights_file = config_path;
+  if (c.inline_weights.is_null()) {
+    weights_file = join_path(dir, c.weights_file);
+    if (file_size(weights_file) < 0)
+      throw ModelError(weights_file, "is missing (named by config.json key 'weights')");
+    read_safetensors(weights_file, model->store_);
+    model->files_.push_back({weights_file, file_size(weights_file)});
+  } else {
+    read_inline_tensors(c.inline_weights, config_path, model->store_);
+  }
+  model->weights_ = bind_weights(c, model->store_, weights_file);
+  model->pack_linear_weights(options.kernel);
+  model->tabulate_sinusoidal_positions();
+
+  const std::string source_path = join_path(dir, c.source_tokenizer);
+  const std::string target_path = join_path(dir, c.target_tokenizer);
+  model->source_ = load_tokenizer(source_path, c.source_vocab_size, config_path, "source");
+  model->target_ = load_tokenizer(target_path, c.target_vocab_size, config_path, "target");
+  model->files_.push_back({source_path, file_size(source_path)});
+  if (target_path != source_path) model->files_.push_back({target_path, file_size(target_path)});
+  return model;
+}
+
+}  // namespace minimt

@@ -1,0 +1,43 @@
+#include "minimt/model/tokenizer.h"
+
+#include <sentencepiece_processor.h>
+
+#include "minimt/base/error.h"
+
+namespace minimt {
+
+Tokenizer::Tokenizer(const std::string& path)
+    : path_(path), processor_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {
+  auto status = processor_->Load(path);
+  if (!status.ok())
+    throw ModelError(path,
+                     "is not a SentencePiece model that can be loaded (" + status.ToString() + ")");
+}
+
+Tokenizer::~Tokenizer() = default;
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+
+std::vector<int> Tokenizer::encode(const std::string& text) const {
+  std::vector<int> ids;
+  auto status = processor_->Encode(text, &ids);
+  if (!status.ok()) throw InputError("cannot tokenize the input: " + status.ToString());
+  return ids;
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  std::string text;
+  auto status = processor_->Decode(ids, &text);
+  if (!status.ok()) throw Error(path_ + ": cannot decode ids: " + status.ToString());
+  return text;
+}
+
+std::string Tokenizer::piece(int id) const {
+  return processor_->IdToPiece(id);
+}
+
+int Tokenizer::size() const {
+  return processor_->GetPieceSize();
+}
+
+}  // namespace minimt

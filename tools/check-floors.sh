@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Fails when a lower floor reaches a higher one (docs/architecture.md):
+#   base < engine < model < app < cli
+# 1. includes: no file of a floor includes a header of a higher floor;
+# 2. symbols: no floor's library needs a minimt symbol that only a higher floor's library
+#    defines (so the linker would need the higher floor), read with nm from BUILD_DIR.
+#   tools/check-floors.sh [BUILD_DIR]   (default build; step 2 is skipped when the libraries are
+#                                        not built, and says so)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+floors=(base engine model app cli)
+failures=0
+
+rank() { local i; for i in "${!floors[@]}"; do [[ ${floors[$i]} == "$1" ]] && echo "$i"; done; return 0; }
+
+for floor in "${floors[@]}"; do
+  mine=$(rank "$floor")
+  files=$(find "src/$floor" "include/minimt/$floor" -type f \( -name '*.h' -o -name '*.cpp' \) 2>/dev/null || true)
+  for file in $files; do
+    while IFS= read -r line; do
+      included=$(sed -E 's/^#include "(minimt\/([a-z]+)|([a-z]+))\/.*$/\2\3/' <<<"$line")
+      other=$(rank "$included")
+      [[ -z "$other" ]] && continue
+      if ((other > mine)); then
+        echo "check-floors: $file ($floor) includes a higher floor: $line" >&2
+        failures=$((failures + 1))
+      fi
+    done < <(grep -E '^#include "(minimt/)?[a-z]+/' "$file" || true)
+  done
+done
+
+libraries=(base engine model app)
+if [[ -f "$build/libminimt_app.a" ]]; then
+  for i in "${!libraries[@]}"; do
+    lib="$build/libminimt_${libraries[$i]}.a"
+    # Symbols this floor needs from outside itself, in namespace minimt.
+    needed=$(comm -23 <(nm -C -u "$lib" | sed -E 's/^ *U //' | grep '^minimt::' | sort -u) \
+                      <(nm -C --defined-only "$lib" | sed -E 's/^[0-9a-f]+ [A-Za-z] //' | sort -u))
+    [[ -z "$needed" ]] && continue
+    # Everything the floors at or below this one define.
+    below=$(for j in $(seq 0 "$i"); do
+      nm -C --defined-only "$build/libminimt_${libraries[$j]}.a" | sed -E 's/^[0-9a-f]+ [A-Za-z] //'
+    done | sort -u)
+    missing=$(comm -23 <(echo "$needed") <(echo "$below"))
+    if [[ -n "$missing" ]]; then
+      echo "check-floors: libminimt_${libraries[$i]}.a needs symbols of a higher floor:" >&2
+      echo "$missing" | sed 's/^/  /' >&2
+      failures=$((failures + 1))
+    fi
+  done
+else
+  echo "check-floors: $build/libminimt_app.a not built: symbol check skipped" >&2
+fi
+
+if ((failures)); then
+  echo "check-floors: $failures violation(s)" >&2
+  exit 1
+fi
+echo "check-floors: every floor reaches only the floors below it"

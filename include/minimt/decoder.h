@@ -88,7 +88,8 @@ class Decoder {
 
   // states[i] becomes a copy of the former states[parents[i]] (DecoderState::copy_from), for a
   // beam search that keeps some hypotheses and drops others. parents may repeat or skip
-  // indices. The buffers of the dropped states are kept for the next call.
+  // indices. The buffers of the dropped states are kept for the next call. Pointers to
+  // elements of states taken before the call no longer point at the reordered states.
   void reorder(std::vector<DecoderState>& states, const std::vector<int>& parents);
 
   // Number of cross-attention K/V projections done by start(), one per layer and batch.

@@ -8,6 +8,68 @@
 
 namespace minimt {
 
+namespace {
+
+constexpr int kBlockRows = 16;  // the least room a RowCache takes, in rows
+
+// Copies the attention weights of a run of n positions, probs [H][n][keys], into layer l of the
+// record steps first .. first+n-1, each [Ld][H][its keys]. With causal, query i of the run sees
+// keys 0 .. keys-n+i (the weights of later keys are exactly 0 and are not kept): the same rows
+// n single steps would have recorded.
+void record_run(const float* probs, int n, int keys, int heads, int l, bool causal,
+                std::vector<std::vector<float>>& steps, size_t first) {
+  for (int i = 0; i < n; ++i) {
+    const int visible = causal ? keys - n + i + 1 : keys;
+    float* row = steps[first + i].data() + static_cast<size_t>(l) * heads * visible;
+    for (int h = 0; h < heads; ++h) {
+      const float* from = probs + (static_cast<size_t>(h) * n + i) * keys;
+      std::copy(from, from + visible, row + static_cast<size_t>(h) * visible);
+    }
+  }
+}
+
+}  // namespace
+
+float* RowCache::append(int n, int width) {
+  width_ = width;
+  const size_t used = size(), needed = used + static_cast<size_t>(n) * width;
+  if (buffer_.size() < needed) {
+    // Double the room: T steps reallocate O(log T) times and copy O(T) rows in all.
+    std::vector<float> bigger(
+        std::max({needed, 2 * buffer_.size(), static_cast<size_t>(kBlockRows) * width}));
+    std::copy(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(used), bigger.begin());
+    buffer_.swap(bigger);
+  }
+  rows_ += n;
+  return buffer_.data() + used;
+}
+
+void RowCache::assign(const RowCache& other, int rows) {
+  width_ = other.width_;
+  const size_t count = static_cast<size_t>(rows) * width_;
+  // Not enough room: take as much as other has (it will grow the same way), keep nothing.
+  if (buffer_.size() < count)
+    std::vector<float>(std::max(count, other.buffer_.size())).swap(buffer_);
+  std::copy(other.buffer_.begin(), other.buffer_.begin() + static_cast<std::ptrdiff_t>(count),
+            buffer_.begin());
+  rows_ = rows;
+}
+
+void DecoderState::copy_from(const DecoderState& other) {
+  if (this == &other) return;
+  source_length = other.source_length;
+  length = other.length;
+  record = other.record;
+  layers.resize(other.layers.size());
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const LayerCache& from = other.layers[l];
+    layers[l].cross_k = from.cross_k;
+    layers[l].cross_v = from.cross_v;
+    layers[l].self_k.assign(from.self_k, from.self_k.rows());
+    layers[l].self_v.assign(from.self_v, from.self_v.rows());
+  }
+}
+
 std::vector<DecoderState> Decoder::start(const EncodedBatch& encoded,
                                          const std::vector<AttentionRecord*>& records) {
   const Architecture& c = config_;
@@ -28,8 +90,10 @@ std::vector<DecoderState> Decoder::start(const EncodedBatch& encoded,
     for (int b = 0; b < encoded.sentences(); ++b) {
       auto first = static_cast<size_t>(encoded.offsets[b]) * width;
       auto last = static_cast<size_t>(encoded.offsets[b + 1]) * width;
-      states[b].layers[l].cross_k.assign(k.begin() + first, k.begin() + last);
-      states[b].layers[l].cross_v.assign(v.begin() + first, v.begin() + last);
+      states[b].layers[l].cross_k =
+          SharedRows(std::vector<float>(k.begin() + first, k.begin() + last));
+      states[b].layers[l].cross_v =
+          SharedRows(std::vector<float>(v.begin() + first, v.begin() + last));
     }
   }
   return states;
@@ -57,13 +121,21 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
     const size_t first = at * width, last = (at + n) * width;
     // Append the new keys and values: the cache then holds exactly the keys these queries may
     // see, and the causal mask only matters inside a run of several new positions.
-    cache.self_k.insert(cache.self_k.end(), k + first, k + last);
-    cache.self_v.insert(cache.self_v.end(), v + first, v + last);
-    float* probs = state.record && n == 1 ? state.record->decoder_self_steps.back().data() +
-                                                static_cast<size_t>(l) * heads * (t + 1)
-                                          : nullptr;
+    std::copy(k + first, k + last, cache.self_k.append(n, width));
+    std::copy(v + first, v + last, cache.self_v.append(n, width));
+    // A single step writes its weights straight into its record row; a run goes through
+    // record_probs_ ([H][n][t+n]), then into its n steps.
+    AttentionRecord* record = state.record;
+    float* probs = nullptr;
+    if (record && n == 1)
+      probs = record->decoder_self_steps.back().data() + static_cast<size_t>(l) * heads * (t + 1);
+    else if (record)
+      probs = reserve(record_probs_, static_cast<size_t>(heads) * n * (t + n));
     multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
                          c.head_dim, true, context + first, probs, z.scores);
+    if (record && n > 1)
+      record_run(probs, n, t + n, heads, l, true, record->decoder_self_steps,
+                 record->decoder_self_steps.size() - n);
     at += n;
   }
   ops::linear(layer.self_attn.out, context, total, out);  // [R, d]
@@ -83,12 +155,17 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
   for (size_t b = 0; b < states.size(); ++b) {
     DecoderState& state = *states[b];
     const int n = rows[b], s = state.source_length;
-    float* probs = state.record && n == 1 ? state.record->cross_steps.back().data() +
-                                                static_cast<size_t>(l) * heads * s
-                                          : nullptr;
+    AttentionRecord* record = state.record;
+    float* probs = nullptr;
+    if (record && n == 1)
+      probs = record->cross_steps.back().data() + static_cast<size_t>(l) * heads * s;
+    else if (record)
+      probs = reserve(record_probs_, static_cast<size_t>(heads) * n * s);
     multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
                          state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
                          context + at * width, probs, z.scores);
+    if (record && n > 1)
+      record_run(probs, n, s, heads, l, false, record->cross_steps, record->cross_steps.size() - n);
     at += n;
   }
   ops::linear(layer.cross_attn.out, context, total, out);  // [R, d]
@@ -97,22 +174,21 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
 const std::vector<float>& Decoder::step(const std::vector<int>& tokens,
                                         const std::vector<DecoderState*>& states) {
   ones_.assign(states.size(), 1);
-  for (DecoderState* state : states) {
-    if (!state->record) continue;
-    // Room for this step's attention rows.
-    const Architecture& c = config_;
-    const size_t per_layer = static_cast<size_t>(c.decoder_layers) * c.num_heads;
-    state->record->decoder_self_steps.emplace_back(per_layer * (state->length + 1));
-    state->record->cross_steps.emplace_back(per_layer * state->source_length);
-  }
   return forward(tokens, ones_, states);
 }
 
 const std::vector<float>& Decoder::prefix(const std::vector<int>& tokens, DecoderState& state) {
-  // A record holds one row per step() from position 0; a prefix run would leave holes in it.
-  if (state.record)
-    throw Error("attention is recorded step by step: prefix() needs a state without a record");
   return forward(tokens, {static_cast<int>(tokens.size())}, {&state});
+}
+
+void Decoder::reorder(std::vector<DecoderState>& states, const std::vector<int>& parents) {
+  for (int parent : parents)
+    if (parent < 0 || parent >= static_cast<int>(states.size()))
+      throw Error("reorder: parent " + std::to_string(parent) + " is not one of the " +
+                  std::to_string(states.size()) + " states");
+  reordered_.resize(parents.size());
+  for (size_t i = 0; i < parents.size(); ++i) reordered_[i].copy_from(states[parents[i]]);
+  states.swap(reordered_);
 }
 
 const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
@@ -127,6 +203,16 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
       throw Error("the decoder input would pass max_positions (" + std::to_string(c.max_positions) +
                   ")");
     for (int i = 0; i < rows[b]; ++i) positions_.push_back(states[b]->length + i);
+  }
+  for (size_t b = 0; b < states.size(); ++b) {
+    AttentionRecord* record = states[b]->record;
+    if (!record) continue;
+    // Room for the attention rows of the new positions, one record step each.
+    const size_t per_layer = static_cast<size_t>(c.decoder_layers) * c.num_heads;
+    for (int i = 0; i < rows[b]; ++i) {
+      record->decoder_self_steps.emplace_back(per_layer * (states[b]->length + i + 1));
+      record->cross_steps.emplace_back(per_layer * states[b]->source_length);
+    }
   }
   float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]
   embed(c, weights_.target_embeddings, weights_.target_positions, tokens.data(), positions_.data(),

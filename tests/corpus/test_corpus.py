@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks tools/corpus.py: its French against hand-written pairs, its surface rules on a
+"""Checks tools/model/corpus.py: its French against hand-written pairs, its surface rules on a
 large random sample, the core lexicon, and that the held-out set never reaches training.
 
 Usage: tests/corpus/test_corpus.py [--quick]   (--quick skips regenerating the full corpus)
@@ -11,7 +11,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "model"))
 import corpus as C  # noqa: E402
 
 passed = failed = 0
@@ -198,11 +198,11 @@ def main():
                 bad.append((e, f))
     check("surface rules on 20000 random pairs", bad[:3], [])
 
-    # held-out never in training; tools/data/heldout.tsv is what the generator makes
+    # held-out never in training; tools/model/data/heldout.tsv is what the generator makes
     if not quick:
         train, dev, heldout = C.generate(seed=1)
-        path = os.path.join(ROOT, "tools", "data", "heldout.tsv")
-        check("tools/data/heldout.tsv matches the generator (seed 1)", C.read_tsv(path) == heldout, True)
+        path = os.path.join(ROOT, "tools", "model", "data", "heldout.tsv")
+        check("tools/model/data/heldout.tsv matches the generator (seed 1)", C.read_tsv(path) == heldout, True)
         train_keys = {C.key_of(e) for e, _ in train}
         check("held-out keys never in training", sorted({C.key_of(e) for e, _ in heldout} & train_keys)[:3], [])
         check("dev keys never in training", sorted({C.key_of(e) for e, _ in dev} & train_keys)[:3], [])

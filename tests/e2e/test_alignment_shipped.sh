@@ -23,7 +23,7 @@ finish() {
 
 if [ ! -f "$MODEL/config.json" ]; then
     fail "the shipped model is missing: $MODEL/config.json (models/en-fr is committed with the" \
-        "repository; tools/train.py makes it)"
+        "repository; tools/model/train.py makes it)"
     finish
 fi
 

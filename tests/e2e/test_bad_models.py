@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """minimt on broken model directories: one clear message, exit status 1, never a crash.
 
-Writes a valid random model with tools/reference.py random-model, checks that it translates,
+Writes a valid random model with tools/reference/reference.py random-model, checks that it translates,
 then breaks a copy of it in one way at a time (config.json, the safetensors file, the
 tokenizers) and runs `minimt translate --model DIR x` on each. Every run must exit with status
 1, print exactly one line on stderr naming the file and the key or tensor at fault, and print
@@ -20,13 +20,13 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REFERENCE = os.path.join(ROOT, "tools", "reference.py")
+REFERENCE = os.path.join(ROOT, "tools", "reference", "reference.py")
 
 
 # ----------------------------------------------------------------------------- safetensors
 
 def read_safetensors(path):
-    """-> (header dict, data bytes); independent of minimt and of tools/minimt_model.py."""
+    """-> (header dict, data bytes); independent of minimt and of tools/reference/minimt_model.py."""
     with open(path, "rb") as f:
         raw = f.read()
     (n,) = struct.unpack("<Q", raw[:8])

@@ -1,6 +1,6 @@
 """Shared by the tests/e2e/test_batch_*.py tests of `minimt translate` in batch mode.
 
-Not a test itself: a random model made with tools/reference.py, a runner, and a tally that
+Not a test itself: a random model made with tools/reference/reference.py, a runner, and a tally that
 ends with the line "N passed, N failed".
 """
 
@@ -43,7 +43,7 @@ def random_model(workdir, *extra):
     path = os.path.join(workdir, "model")
     args = ["--seed", "7", "--d-model", "32", "--heads", "4", "--max-positions", "24",
             "--eos-boost", "4"] + list(extra)
-    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "reference.py"),
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "reference", "reference.py"),
                     "random-model", path] + args,
                    check=True, stdout=subprocess.DEVNULL, timeout=TIMEOUT)
     return path

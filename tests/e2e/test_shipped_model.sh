@@ -2,7 +2,7 @@
 # End-to-end check of the shipped model models/en-fr with the minimt binary.
 #   tests/e2e/test_shipped_model.sh MINIMT_BINARY REPO_ROOT
 # Translates a dozen fixed held-out sentences and checks the exact French, whose expected
-# strings are read from tools/data/heldout.tsv (written by tools/corpus.py, not by minimt);
+# strings are read from tools/model/data/heldout.tsv (written by tools/model/corpus.py, not by minimt);
 # checks the showcase sentences of the README; and checks that out-of-domain input
 # (hello world, an empty line, 300 digits) gives exactly one output line and exit 0.
 # Ends with `N passed, N failed`; exits 1 on any failure.
@@ -10,7 +10,7 @@ set -u
 MINIMT=${1:?usage: $0 MINIMT_BINARY REPO_ROOT}
 ROOT=${2:?usage: $0 MINIMT_BINARY REPO_ROOT}
 MODEL="$ROOT/models/en-fr"
-HELDOUT="$ROOT/tools/data/heldout.tsv"
+HELDOUT="$ROOT/tools/model/data/heldout.tsv"
 passed=0
 failed=0
 

@@ -3,7 +3,7 @@
 
     test_view_browser.py --minimt build/minimt [--chromium chromium]
 
-Makes random models with tools/reference.py (this Python needs torch), translates with
+Makes random models with tools/reference/reference.py (this Python needs torch), translates with
 minimt --dump-attention, renders with minimt view, then opens the pages in headless Chromium:
   - --dump-dom: the page's script wrote "ok: N heatmaps" into #minimt-status (a window.onerror
     handler writes "error: ..." instead), N being every layer and head of the three types;
@@ -196,7 +196,7 @@ def hover_check(browser, page, scratch, sentence):
 
 
 def make_model(python, directory, *options):
-    result = run([python, os.path.join(ROOT, "tools", "reference.py"), "random-model", directory,
+    result = run([python, os.path.join(ROOT, "tools", "reference", "reference.py"), "random-model", directory,
                   *options])
     if result.returncode != 0:
         raise SystemExit("FAIL: reference.py random-model: " + result.stderr.decode()[-800:])

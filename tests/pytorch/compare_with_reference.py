@@ -14,7 +14,7 @@ different lengths), and the reference (imported, not spawned) on the same texts,
 checks for every batch size: identical translations and token lists; attention matrices
 of the same shapes within 1e-4; decoder self-attention exactly 0 above the diagonal; every
 row summing to 1 (1e-5). It also checks that the reference's fast path (length-sorted
-batches, no attention records: what tools/bench times) translates as its recording path.
+batches, no attention records: what tools/bench/run times) translates as its recording path.
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 
@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
 
 import torch  # noqa: E402
 
@@ -202,7 +202,7 @@ def check_model(minimt, workdir, name, args):
     results = translator.translate(TEXTS, MAX_LENGTH, batch_size=len(TEXTS), record_attention=True)
     ours = translator.attention_dump(results)
 
-    # The fast path of the reference (what tools/bench times) must agree with the recording one.
+    # The fast path of the reference (what tools/bench/run times) must agree with the recording one.
     fast = translator.translate(TEXTS, MAX_LENGTH, batch_size=7)
     for i, (slow, quick) in enumerate(zip(results, fast)):
         if slow["ids"] != quick["ids"]:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Self-consistency checks of the PyTorch reference (tools/minimt_model.py, reference.py).
+"""Self-consistency checks of the PyTorch reference (tools/reference/minimt_model.py, reference.py).
 
 No engine needed. Checks: the attention formula against a per-head loop; the
 interleaved sinusoidal table; cached greedy logits == full recomputation (1e-5);
@@ -21,7 +21,7 @@ import traceback
 from contextlib import redirect_stderr
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
 
 import torch  # noqa: E402
 

@@ -1,5 +1,5 @@
-// The decoder refuses what would read or write past its tables: positions beyond
-// max_positions, and a whole-prefix run on a state that records attention step by step.
+// The decoder refuses what would read or write past its tables (positions beyond
+// max_positions), and keeps an attention record in step with its state however it is fed.
 #include <catch2/catch.hpp>
 #include <random>
 
@@ -31,7 +31,7 @@ TEST_CASE("decoder: positions past max_positions are refused", "[decoder]") {
   CHECK_THROWS_AS(decoder.prefix(too_long, fresh[0]), Error);
 }
 
-TEST_CASE("decoder: a recorded state must be decoded step by step", "[decoder]") {
+TEST_CASE("decoder: a recorded state gets one record step per position, run or step", "[decoder]") {
   auto m = test::random_model(test::small_config(), 21);
   const ModelConfig& c = m->config;
   std::mt19937 rng(22);
@@ -40,11 +40,15 @@ TEST_CASE("decoder: a recorded state must be decoded step by step", "[decoder]")
   AttentionRecord record;
   auto encoded = encoder.forward({test::random_ids(rng, 4, c.source_vocab_size, true)});
   auto states = decoder.start(encoded, {&record});
-  CHECK_THROWS_AS(decoder.prefix({c.decoder_start_token, 5}, states[0]), Error);
-  std::vector<DecoderState*> batch{&states[0]};
-  decoder.step({c.decoder_start_token}, batch);
-  decoder.step({5}, batch);
+  decoder.prefix({c.decoder_start_token, 5}, states[0]);
   REQUIRE(record.steps() == 2);
-  CHECK(record.decoder_self_steps[1].size() ==
-        static_cast<size_t>(c.decoder_layers) * c.num_heads * 2);
+  std::vector<DecoderState*> batch{&states[0]};
+  decoder.step({6}, batch);
+  decoder.step({5}, batch);
+  REQUIRE(record.steps() == 4);
+  for (int t = 0; t < 4; ++t) {
+    CHECK(record.decoder_self_steps[t].size() ==
+          static_cast<size_t>(c.decoder_layers) * c.num_heads * (t + 1));
+    CHECK(record.cross_steps[t].size() == static_cast<size_t>(c.decoder_layers) * c.num_heads * 4);
+  }
 }

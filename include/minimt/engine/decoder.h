@@ -2,6 +2,7 @@
 // cross-attention over keys and values projected once per sentence, then the logits.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "minimt/engine/attention_record.h"
@@ -12,10 +13,42 @@
 
 namespace minimt {
 
+// Keys or values of the positions decoded so far, [rows, width], in a buffer that grows
+// geometrically in blocks of rows: appending a step copies one row, not the whole cache.
+class RowCache {
+ public:
+  int rows() const { return rows_; }
+  size_t size() const { return static_cast<size_t>(rows_) * width_; }  // floats in use
+  const float* data() const { return buffer_.data(); }
+  // Room for n more rows of the given width (the same at every call), now counted as used.
+  float* append(int n, int width);
+  // Becomes the first `rows` rows of other, reusing this buffer's room when it suffices.
+  void assign(const RowCache& other, int rows);
+
+ private:
+  std::vector<float> buffer_;  // capacity rows * width_ floats, the first rows_ in use
+  int width_ = 0, rows_ = 0;
+};
+
+// Rows that never change once made, shared by every state that continues one sentence (the
+// beams of a beam search): copying a state copies the pointer, not the rows.
+class SharedRows {
+ public:
+  SharedRows() = default;
+  explicit SharedRows(std::vector<float> rows)
+      : rows_(std::make_shared<const std::vector<float>>(std::move(rows))) {}
+  size_t size() const { return rows_ ? rows_->size() : 0; }
+  const float* data() const { return rows_ ? rows_->data() : nullptr; }
+  bool same_storage(const SharedRows& other) const { return rows_ == other.rows_; }
+
+ private:
+  std::shared_ptr<const std::vector<float>> rows_;
+};
+
 // What one decoder layer keeps for one sentence.
 struct LayerCache {
-  std::vector<float> cross_k, cross_v;  // [S, H*dk]: the encoder output projected once
-  std::vector<float> self_k, self_v;    // [steps so far, H*dk]: grows by one row a step
+  SharedRows cross_k, cross_v;  // [S, H*dk]: the encoder output projected once
+  RowCache self_k, self_v;      // [steps so far, H*dk]: grows by one row a step
 };
 
 // Everything the decoder keeps about one sentence between steps.
@@ -24,6 +57,11 @@ struct DecoderState {
   int length = 0;         // decoder inputs consumed so far = the next position
   std::vector<LayerCache> layers;
   AttentionRecord* record = nullptr;  // filled at every step when not null
+
+  // Becomes a copy of other: the self-attention rows it has used (only those) are copied into
+  // this state's buffers, the cross-attention keys and values are shared, the record pointer
+  // is copied as it is (two states filling one record would mix their steps).
+  void copy_from(const DecoderState& other);
 };
 
 class Decoder {
@@ -43,9 +81,16 @@ class Decoder {
 
   // Feeds a whole run of tokens to one state in a single pass (causal mask inside the run) and
   // returns the logits after every position: [T, target_vocab_size]. Used to score a known
-  // target and to check the cache. The state must have no record (records are step by step).
+  // target and to check the cache. A record receives the same T steps that T calls of step()
+  // would give it.
   // Both calls throw Error past max_positions.
   const std::vector<float>& prefix(const std::vector<int>& tokens, DecoderState& state);
+
+  // states[i] becomes a copy of the former states[parents[i]] (DecoderState::copy_from), for a
+  // beam search that keeps some hypotheses and drops others. parents may repeat or skip
+  // indices. The buffers of the dropped states are kept for the next call. Pointers to
+  // elements of states taken before the call no longer point at the reordered states.
+  void reorder(std::vector<DecoderState>& states, const std::vector<int>& parents);
 
   // Number of cross-attention K/V projections done by start(), one per layer and batch.
   long long cross_projections() const { return cross_projections_; }
@@ -65,6 +110,8 @@ class Decoder {
   const ModelWeights& weights_;
   LayerScratch scratch_;
   std::vector<float> x_, logits_;
+  std::vector<float> record_probs_;      // [H][T][t+T] of a run of T > 1 recorded positions
+  std::vector<DecoderState> reordered_;  // reorder()'s destination, then the spare buffers
   std::vector<int> positions_, ones_;
   long long cross_projections_ = 0;
 };

@@ -7,7 +7,7 @@ character coverage (every French accent is a piece).  The vocabularies are nearl
 word-level for this small lexicon; `hard_vocab_limit=false` lets SentencePiece stop
 below the requested size.
 
-Usage: tools/build_tokenizers.py --data DIR/train.tsv --out DIR [--src-vocab 800] [--tgt-vocab 1200]
+Usage: tools/model/build_tokenizers.py --data DIR/train.tsv --out DIR [--src-vocab 800] [--tgt-vocab 1200]
 """
 import argparse
 import os

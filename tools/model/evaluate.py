@@ -3,15 +3,15 @@
 
 By default it runs the C++ engine once, `MINIMT translate --model MODEL -q`, with every
 English sentence of DATA on stdin (one per line in, one translation per line out).
-With --pytorch it decodes greedily with tools/minimt_model.py instead (no binary needed).
+With --pytorch it decodes greedily with tools/reference/minimt_model.py instead (no binary needed).
 
 chrF is computed here: character n-grams of orders 1..6 with spaces removed, match
 counts summed over the whole corpus per order, then the F-beta score (beta = 2) of each
 order averaged over the orders (the corpus-level chrF of Popović 2015, as sacreBLEU's
 default chrF).
 
-Usage: tools/evaluate.py [--minimt build/minimt] [--model models/en-fr]
-                         [--data tools/data/heldout.tsv] [--pytorch] [--errors 10]
+Usage: tools/model/evaluate.py [--minimt build/minimt] [--model models/en-fr]
+                         [--data tools/model/data/heldout.tsv] [--pytorch] [--errors 10]
 Exit status 0 when the run worked (whatever the scores); --min-exact P makes it 1 below P%.
 """
 import argparse
@@ -21,7 +21,7 @@ import sys
 import time
 from collections import Counter
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def char_ngrams(text, n):
@@ -70,7 +70,7 @@ def translate_minimt(binary, model, sentences):
 def translate_pytorch(model_dir, sentences, batch=200):
     import sentencepiece as spm
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
     from minimt_model import load_model
     torch.set_num_threads(2)
     model, config = load_model(model_dir)
@@ -92,8 +92,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minimt", default=os.path.join(ROOT, "build", "minimt"))
     ap.add_argument("--model", default=os.path.join(ROOT, "models", "en-fr"))
-    ap.add_argument("--data", default=os.path.join(ROOT, "tools", "data", "heldout.tsv"))
-    ap.add_argument("--pytorch", action="store_true", help="decode with tools/minimt_model.py, not minimt")
+    ap.add_argument("--data", default=os.path.join(ROOT, "tools", "model", "data", "heldout.tsv"))
+    ap.add_argument("--pytorch", action="store_true", help="decode with tools/reference/minimt_model.py, not minimt")
     ap.add_argument("--errors", type=int, default=10, help="how many errors to show")
     ap.add_argument("--min-exact", type=float, help="exit 1 when exact match %% is below this")
     args = ap.parse_args()
@@ -109,7 +109,7 @@ def main():
     refs = [f for _, f in pairs]
     t0 = time.time()
     if args.pytorch:
-        engine = "PyTorch (tools/minimt_model.py greedy)"
+        engine = "PyTorch (tools/reference/minimt_model.py greedy)"
         hyps = translate_pytorch(args.model, sources)
     else:
         engine = os.path.relpath(args.minimt, ROOT) if args.minimt.startswith(ROOT) else args.minimt

@@ -2,7 +2,7 @@
 //   minimt_bench sgemm [SIZE]                     single-thread sgemm GFLOP/s (SIZE^3)
 //   minimt_bench bandwidth                        single-thread memory read GB/s
 //   minimt_bench steps MODEL_DIR BATCH STEPS      decoder steps/s at a batch size
-// Each prints one JSON object on stdout; tools/bench collects them into a table. Timings are
+// Each prints one JSON object on stdout; tools/bench/run collects them into a table. Timings are
 // medians of several repeats.
 #include <algorithm>
 #include <chrono>

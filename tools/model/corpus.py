@@ -20,11 +20,11 @@ Every sentence exists in two surface forms: capitalised with a final full stop, 
 all lower case without punctuation.
 
 Usage:
-  tools/corpus.py --out /var/tmp/minimt-train/data [--seed 1] [--train 200000]
+  tools/model/corpus.py --out /var/tmp/minimt-train/data [--seed 1] [--train 200000]
       writes train.tsv, dev.tsv, heldout.tsv (english<TAB>french) into --out and
-      copies heldout.tsv to tools/data/heldout.tsv (--heldout PATH to change).
-  tools/corpus.py --sample 20      prints a few random pairs
-  tools/corpus.py --stats          prints lexicon sizes
+      copies heldout.tsv to tools/model/data/heldout.tsv (--heldout PATH to change).
+  tools/model/corpus.py --sample 20      prints a few random pairs
+  tools/model/corpus.py --stats          prints lexicon sizes
 
 Held-out and dev sentences never occur in training, in either surface form
 (the comparison key is the lower-cased English without punctuation).  Training pairs

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Trains minimt's toy English->French Transformer (format v1, post-norm, sinusoidal
-positions, scaled embeddings, tied decoder output) with tools/minimt_model.py.
+positions, scaled embeddings, tied decoder output) with tools/reference/minimt_model.py.
 
 Reads WORKDIR/data/{train,dev}.tsv and WORKDIR/data/{source,target}.spm (made by
-tools/corpus.py and tools/build_tokenizers.py), writes WORKDIR/checkpoint.pt every
+tools/model/corpus.py and tools/model/build_tokenizers.py), writes WORKDIR/checkpoint.pt every
 --ckpt-seconds and at the end, and resumes from it automatically: a stopped run picks
 up where its last checkpoint left it.  Progress lines (step, loss, tokens/s, learning
 rate, dev greedy exact match) go to stdout.
@@ -13,8 +13,8 @@ Stops when the dev exact match (greedy, on --eval-sentences dev sentences) reach
 --max-minutes of training in this process.
 
 Usage:
-  tools/train.py [--workdir /var/tmp/minimt-train] [--seed 1] [--d-model 256] ...
-Then tools/export_model.py --workdir ... --out models/en-fr
+  tools/model/train.py [--workdir /var/tmp/minimt-train] [--seed 1] [--d-model 256] ...
+Then tools/model/export_model.py --workdir ... --out models/en-fr
 """
 import argparse
 import json
@@ -31,7 +31,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import sentencepiece as spm  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
 from minimt_model import MinimtTransformer, make_config  # noqa: E402
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3

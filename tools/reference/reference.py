@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference implementation of minimt in PyTorch (see tools/minimt_model.py).
+"""Reference implementation of minimt in PyTorch (see tools/reference/minimt_model.py).
 
   reference.py translate --model DIR [--max-length N] [--dump-attention FILE]
                          [--batch-size N] [--threads N] [--jsonl] [TEXT ...]
@@ -13,7 +13,7 @@ inference mode, preallocated K/V caches, finished sentences leaving the batch.
 random-model writes a complete model directory (config, weights, tokenizers) with
 seeded random weights, for tests; a --vocab above 1000 trains the tokenizers on a seeded
 synthetic corpus large enough to give that many pieces.
-bench-steps measures cached decoder steps/s as tools/minimt_bench.cpp does for the
+bench-steps measures cached decoder steps/s as tools/bench/minimt_bench.cpp does for the
 C++ engine (same sources, same loop, median of 5) and prints one JSON object.
 """
 

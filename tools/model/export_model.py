@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Exports a training checkpoint (tools/train.py) to a model directory of format v1.
+"""Exports a training checkpoint (tools/model/train.py) to a model directory of format v1.
 
-Writes OUT/config.json and OUT/model.safetensors with tools/minimt_model.py's save_model,
+Writes OUT/config.json and OUT/model.safetensors with tools/reference/minimt_model.py's save_model,
 copies WORKDIR/data/source.spm and target.spm to OUT, and checks that the config's
 vocabulary sizes and special tokens agree with the tokenizers, then reloads the result.
 
-Usage: tools/export_model.py [--workdir /var/tmp/minimt-train] [--out models/en-fr] [--dtype F32]
+Usage: tools/model/export_model.py [--workdir /var/tmp/minimt-train] [--out models/en-fr] [--dtype F32]
 """
 import argparse
 import os
@@ -15,7 +15,7 @@ import sys
 import sentencepiece as spm
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
 from minimt_model import MinimtTransformer, load_model, save_model  # noqa: E402
 
 
@@ -24,7 +24,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workdir", default="/var/tmp/minimt-train")
     ap.add_argument("--checkpoint", help="default WORKDIR/checkpoint.pt")
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "models", "en-fr"))
+    ap.add_argument("--out", default=os.path.join(here, "..", "..", "models", "en-fr"))
     ap.add_argument("--dtype", default="F32", choices=["F32", "F16", "BF16"])
     args = ap.parse_args()
 

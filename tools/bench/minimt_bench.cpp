@@ -1,7 +1,11 @@
 // minimt_bench: measures this machine's limits and minimt's decoder against them.
 //   minimt_bench sgemm [SIZE]                     single-thread sgemm GFLOP/s (SIZE^3)
 //   minimt_bench bandwidth                        single-thread memory read GB/s
-//   minimt_bench steps MODEL_DIR BATCH STEPS      decoder steps/s at a batch size
+//   minimt_bench steps MODEL_DIR BATCH STEPS      decoder steps/s at a batch size ($MINIMT_KERNELS
+//                                                 picks the Linear kernel, as for minimt)
+//   minimt_bench linear KERNEL M N K              one Linear layer y[M,N] = x[M,K] W^T + b,
+//                                                 GFLOP/s of a kernel (avx512, avx2, generic,
+//                                                 openblas)
 // Each prints one JSON object on stdout; tools/bench/run collects them into a table. Timings are
 // medians of several repeats.
 #include <algorithm>
@@ -9,6 +13,7 @@
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -19,6 +24,8 @@
 #include "minimt/engine/encoder.h"
 #include "minimt/model/model.h"
 #include "minimt/engine/ops.h"
+#include "minimt/engine/packed_gemm.h"
+#include "minimt/engine/weights.h"
 
 namespace {
 
@@ -85,8 +92,51 @@ double decoder_step_weight_bytes(const minimt::ModelConfig& c) {
   return 4.0 * (per_layer * c.decoder_layers + output);
 }
 
+minimt::LoadOptions load_options() {
+  minimt::LoadOptions options;
+  const char* kernel = std::getenv("MINIMT_KERNELS");
+  if (kernel && *kernel && std::string(kernel) != "auto")
+    options.kernel = minimt::parse_linear_kernel(kernel);
+  return options;
+}
+
+int bench_linear(const std::string& kernel_name, int m, int n, int k) {
+  const minimt::LinearKernel kernel = minimt::parse_linear_kernel(kernel_name);
+  std::vector<float> weight(static_cast<size_t>(n) * k), x(static_cast<size_t>(m) * k),
+      bias(n, 0.5f), y(static_cast<size_t>(m) * n);
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<float>(i % 17) * 0.01f - 0.08f;
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.02f - 0.12f;
+  minimt::Linear layer;
+  layer.weight = weight.data();
+  layer.bias = bias.data();
+  layer.out = n;
+  layer.in = k;
+  std::unique_ptr<minimt::PackedArena> arena;
+  std::unique_ptr<minimt::PackedMatrix> packed;
+  if (kernel != minimt::LinearKernel::kOpenblas) {
+    arena = std::make_unique<minimt::PackedArena>(minimt::PackedMatrix::floats_needed(n, k));
+    packed = std::make_unique<minimt::PackedMatrix>(weight.data(), n, k, arena->data(), kernel);
+    layer.packed = packed.get();
+  }
+  // Enough calls for ~0.2 s per repeat: the weight stays in cache, as in a decoder step's
+  // panel loop; this measures the kernel, not memory.
+  const double flops = 2.0 * m * n * k;
+  const int calls = std::max(1, static_cast<int>(4e9 / flops / 20));
+  std::vector<double> rates;
+  for (int repeat = 0; repeat < 7; ++repeat) {
+    const double start = thread_cpu_seconds();
+    for (int c = 0; c < calls; ++c) minimt::ops::linear(layer, x.data(), m, y.data());
+    rates.push_back(flops * calls / (thread_cpu_seconds() - start) / 1e9);
+  }
+  std::printf(
+      "{\"kernel\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"gflops\": %.2f, "
+      "\"blas_core\": \"%s\"}\n",
+      kernel_name.c_str(), m, n, k, median(rates), minimt::blas_core_name().c_str());
+  return 0;
+}
+
 int bench_steps(const std::string& dir, int batch, int steps) {
-  auto model = minimt::Model::load(dir);
+  auto model = minimt::Model::load(dir, load_options());
   const minimt::ModelConfig& c = model->config();
   if (steps + 1 > c.max_positions) steps = c.max_positions - 1;
   // A 12-token source per sentence; each step feeds a fixed token so no sentence stops.
@@ -137,6 +187,8 @@ int main(int argc, char** argv) {
   try {
     if (command == "sgemm") return bench_sgemm(argc > 2 ? std::atoi(argv[2]) : 512);
     if (command == "bandwidth") return bench_bandwidth();
+    if (command == "linear" && argc == 6)
+      return bench_linear(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]));
     if (command == "steps" && argc == 5)
       return bench_steps(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
   } catch (const std::exception& e) {
@@ -144,6 +196,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(stderr,
-               "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS\n");
+               "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS | linear "
+               "KERNEL M N K\n");
   return 2;
 }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "minimt/engine/attention.h"
 #include "minimt/base/error.h"
+#include "minimt/engine/attention.h"
 
 namespace minimt {
 

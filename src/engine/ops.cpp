@@ -1,13 +1,13 @@
 #include "minimt/engine/ops.h"
 
-#include "minimt/engine/packed_gemm.h"
-
 #include <cblas.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
+
+#include "minimt/engine/packed_gemm.h"
 
 namespace minimt::ops {
 namespace {

@@ -13,10 +13,14 @@ namespace minimt {
 
 std::string to_string(LinearKernel kernel) {
   switch (kernel) {
-    case LinearKernel::kOpenblas: return "openblas";
-    case LinearKernel::kGeneric: return "generic";
-    case LinearKernel::kAvx2: return "avx2";
-    case LinearKernel::kAvx512: return "avx512";
+    case LinearKernel::kOpenblas:
+      return "openblas";
+    case LinearKernel::kGeneric:
+      return "generic";
+    case LinearKernel::kAvx2:
+      return "avx2";
+    case LinearKernel::kAvx512:
+      return "avx512";
   }
   return "unknown";
 }
@@ -87,10 +91,13 @@ void packed_linear(const PackedMatrix& weight, const float* bias, const float* x
                    float* y) {
   switch (weight.kernel()) {
 #if defined(__x86_64__)
-    case LinearKernel::kAvx512: return kernels::packed_linear_avx512(weight, bias, x, m, ldx, y);
-    case LinearKernel::kAvx2: return kernels::packed_linear_avx2(weight, bias, x, m, ldx, y);
+    case LinearKernel::kAvx512:
+      return kernels::packed_linear_avx512(weight, bias, x, m, ldx, y);
+    case LinearKernel::kAvx2:
+      return kernels::packed_linear_avx2(weight, bias, x, m, ldx, y);
 #endif
-    default: return kernels::packed_linear_generic(weight, bias, x, m, ldx, y);
+    default:
+      return kernels::packed_linear_generic(weight, bias, x, m, ldx, y);
   }
 }
 

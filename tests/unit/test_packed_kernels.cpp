@@ -40,8 +40,12 @@ struct Product {
 Product random_product(int m, int n, int k, unsigned seed, bool half_weights = false) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  Product p{m, n, k, std::vector<float>(static_cast<size_t>(m) * k),
-            std::vector<float>(static_cast<size_t>(n) * k), std::vector<float>(n)};
+  Product p{m,
+            n,
+            k,
+            std::vector<float>(static_cast<size_t>(m) * k),
+            std::vector<float>(static_cast<size_t>(n) * k),
+            std::vector<float>(n)};
   for (float& v : p.x) v = normal(rng);
   for (float& v : p.w) v = half_weights ? to_half_precision(normal(rng)) : normal(rng);
   for (float& v : p.bias) v = normal(rng);
@@ -66,7 +70,8 @@ void check_against_double(const Product& p, const std::vector<float>& y, bool wi
   int failures = 0;
   for (int r = 0; r < p.m; ++r)
     for (int j = 0; j < p.n; ++j) {
-      double exact = with_bias ? p.bias[j] : 0.0, magnitude = with_bias ? std::fabs(p.bias[j]) : 0.0;
+      double exact = with_bias ? p.bias[j] : 0.0,
+             magnitude = with_bias ? std::fabs(p.bias[j]) : 0.0;
       for (int i = 0; i < p.k; ++i) {
         const double term = static_cast<double>(p.x[static_cast<size_t>(r) * p.k + i]) *
                             p.w[static_cast<size_t>(j) * p.k + i];
@@ -136,7 +141,8 @@ TEST_CASE("packed kernels: every kernel gives the same bits", "[kernels]") {
     const Product p = random_product(m, n, k, 99);
     const std::vector<float> first = run(p, kernels.front(), true);
     for (LinearKernel kernel : kernels) {
-      INFO("kernel " << minimt::to_string(kernel) << " against " << minimt::to_string(kernels.front()));
+      INFO("kernel " << minimt::to_string(kernel) << " against "
+                     << minimt::to_string(kernels.front()));
       CHECK(std::memcmp(run(p, kernel, true).data(), first.data(), first.size() * sizeof(float)) ==
             0);
     }

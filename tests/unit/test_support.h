@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "minimt/model/config.h"
 #include "minimt/engine/packed_weights.h"
-#include "minimt/model/tensor.h"
 #include "minimt/engine/weights.h"
+#include "minimt/model/config.h"
+#include "minimt/model/tensor.h"
 #include "minimt/model/weight_binding.h"
 
 #ifndef MINIMT_FIXTURES_DIR

@@ -10,9 +10,9 @@
 // medians of several repeats.
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -22,10 +22,10 @@
 #include "minimt/engine/blas_runtime.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
-#include "minimt/model/model.h"
 #include "minimt/engine/ops.h"
 #include "minimt/engine/packed_gemm.h"
 #include "minimt/engine/weights.h"
+#include "minimt/model/model.h"
 
 namespace {
 
@@ -195,8 +195,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "minimt_bench: %s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr,
-               "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS | linear "
-               "KERNEL M N K\n");
+  std::fprintf(
+      stderr,
+      "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS | linear "
+      "KERNEL M N K\n");
   return 2;
 }

@@ -18,7 +18,6 @@ std::string preferred_blas_core();
 std::string blas_core_to_request(const char* user_setting, const std::string& current_core,
                                  const std::string& preferred_core);
 
-
 // The kernel set OpenBLAS runs ("SkylakeX"), as openblas_get_corename() reports it.
 std::string blas_core_name();
 

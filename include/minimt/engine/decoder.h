@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "minimt/engine/attention_record.h"
 #include "minimt/engine/architecture.h"
+#include "minimt/engine/attention_record.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/layers.h"
 #include "minimt/engine/weights.h"

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "minimt/engine/attention_record.h"
 #include "minimt/engine/architecture.h"
+#include "minimt/engine/attention_record.h"
 #include "minimt/engine/layers.h"
 #include "minimt/engine/weights.h"
 

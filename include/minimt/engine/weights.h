@@ -61,5 +61,4 @@ struct ModelWeights {
   long long parameter_count = 0;
 };
 
-
 }  // namespace minimt

@@ -28,7 +28,7 @@ __attribute__((target("avx2,fma"))) void half_kernel(const float* half, int k, c
                                                      int ldx, const float* bias, int valid,
                                                      float* y, int ldy) {
   __m256 even[ROWS][2], odd[ROWS][2];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < ROWS; ++r)
     even[r][0] = even[r][1] = odd[r][0] = odd[r][1] = _mm256_setzero_ps();
   int i = 0;
@@ -36,7 +36,7 @@ __attribute__((target("avx2,fma"))) void half_kernel(const float* half, int k, c
     const float* w = half + static_cast<size_t>(i) * kPanel;
     const __m256 w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8);
     const __m256 w2 = _mm256_loadu_ps(w + kPanel), w3 = _mm256_loadu_ps(w + kPanel + 8);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < ROWS; ++r) {
       const float* row = x + static_cast<size_t>(r) * ldx + i;
       const __m256 a0 = _mm256_broadcast_ss(row), a1 = _mm256_broadcast_ss(row + 1);
@@ -49,7 +49,7 @@ __attribute__((target("avx2,fma"))) void half_kernel(const float* half, int k, c
   if (i < k) {  // odd k: the last one goes to the even accumulators
     const float* w = half + static_cast<size_t>(i) * kPanel;
     const __m256 w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < ROWS; ++r) {
       const __m256 a0 = _mm256_broadcast_ss(x + static_cast<size_t>(r) * ldx + i);
       even[r][0] = _mm256_fmadd_ps(a0, w0, even[r][0]);
@@ -60,7 +60,7 @@ __attribute__((target("avx2,fma"))) void half_kernel(const float* half, int k, c
   if (valid == kHalf) {  // the usual case: plain loads and stores
     const __m256 b0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
     const __m256 b1 = bias ? _mm256_loadu_ps(bias + 8) : _mm256_setzero_ps();
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < ROWS; ++r) {
       float* out = out0 + static_cast<size_t>(r) * ldy;
       _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(even[r][0], odd[r][0]), b0));
@@ -72,7 +72,7 @@ __attribute__((target("avx2,fma"))) void half_kernel(const float* half, int k, c
   const __m256i mask0 = lane_mask(valid), mask1 = lane_mask(valid - 8);
   const __m256 b0 = bias ? _mm256_maskload_ps(bias, mask0) : _mm256_setzero_ps();
   const __m256 b1 = bias ? _mm256_maskload_ps(bias + 8, mask1) : _mm256_setzero_ps();
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < ROWS; ++r) {
     float* out = out0 + static_cast<size_t>(r) * ldy;
     _mm256_maskstore_ps(out, mask0, _mm256_add_ps(_mm256_add_ps(even[r][0], odd[r][0]), b0));

@@ -19,7 +19,7 @@ __attribute__((target("avx512f"))) void panel_kernel(const float* panel, int k, 
                                                      int ldx, const float* bias, int valid,
                                                      float* y, int ldy) {
   __m512 even[ROWS][2], odd[ROWS][2];
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < ROWS; ++r)
     even[r][0] = even[r][1] = odd[r][0] = odd[r][1] = _mm512_setzero_ps();
   int i = 0;
@@ -31,7 +31,7 @@ __attribute__((target("avx512f"))) void panel_kernel(const float* panel, int k, 
     if (ROWS <= 2)
       for (int line = 0; line < 4; ++line)
         _mm_prefetch(reinterpret_cast<const char*>(w + kPrefetchFloats + 16 * line), _MM_HINT_T0);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < ROWS; ++r) {
       const float* row = x + static_cast<size_t>(r) * ldx + i;
       const __m512 a0 = _mm512_set1_ps(row[0]), a1 = _mm512_set1_ps(row[1]);
@@ -44,7 +44,7 @@ __attribute__((target("avx512f"))) void panel_kernel(const float* panel, int k, 
   if (i < k) {  // odd k: the last one goes to the even accumulators
     const float* w = panel + static_cast<size_t>(i) * 32;
     const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < ROWS; ++r) {
       const __m512 a0 = _mm512_set1_ps(x[static_cast<size_t>(r) * ldx + i]);
       even[r][0] = _mm512_fmadd_ps(a0, w0, even[r][0]);
@@ -57,7 +57,7 @@ __attribute__((target("avx512f"))) void panel_kernel(const float* panel, int k, 
                                         : static_cast<__mmask16>((1u << (valid - 16)) - 1);
   const __m512 b0 = bias ? _mm512_maskz_loadu_ps(mask0, bias) : _mm512_setzero_ps();
   const __m512 b1 = bias ? _mm512_maskz_loadu_ps(mask1, bias + 16) : _mm512_setzero_ps();
-  #pragma GCC unroll 8
+#pragma GCC unroll 8
   for (int r = 0; r < ROWS; ++r) {
     float* out = y + static_cast<size_t>(r) * ldy;
     _mm512_mask_storeu_ps(out, mask0, _mm512_add_ps(_mm512_add_ps(even[r][0], odd[r][0]), b0));

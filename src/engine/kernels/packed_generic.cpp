@@ -38,8 +38,8 @@ void packed_linear_generic(const PackedMatrix& weight, const float* bias, const 
     const int column = p * kPanel;
     const int valid = std::min(kPanel, n - column);
     for (int r = 0; r < m; ++r)
-      panel_row(weight.panel(p), k, x + static_cast<size_t>(r) * ldx, bias ? bias + column : nullptr,
-                valid, y + static_cast<size_t>(r) * n + column);
+      panel_row(weight.panel(p), k, x + static_cast<size_t>(r) * ldx,
+                bias ? bias + column : nullptr, valid, y + static_cast<size_t>(r) * n + column);
   }
 }
 

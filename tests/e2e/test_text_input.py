@@ -38,8 +38,12 @@ def strict_json(text):
     return json.loads(text, parse_constant=refuse)
 
 
-def run(command, input_bytes=None):
-    result = subprocess.run(command, input=input_bytes, capture_output=True, timeout=TIMEOUT)
+def run(command, input_bytes=None, timeout=TIMEOUT):
+    """(exit status, stdout, stderr); status None if it had to be killed after `timeout` s."""
+    try:
+        result = subprocess.run(command, input=input_bytes, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, b"", f"killed after {timeout} s".encode()
     return result.returncode, result.stdout, result.stderr
 
 
@@ -159,7 +163,7 @@ def check_huge_line(tally, base, work):
         long_line = 3 if name == "no newline" else 2
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.monotonic()
-        status, out, err = run(["/usr/bin/env"] + base + ["-i", path])
+        status, out, err = run(base + ["-i", path], timeout=30)
         elapsed = time.monotonic() - start
         rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         rows = out.decode().split("\n")[:-1]
@@ -175,7 +179,7 @@ def check_huge_line(tally, base, work):
                     f"{rss_mb:.0f} MB (children so far; before: {before / 1024:.0f} MB)")
         print(f"10 MB line ({name}): {elapsed:.2f} s, children max RSS {rss_mb:.0f} MB")
     # From a pipe, and in JSON Lines: "truncated": true and a source of at most 64 KiB.
-    status, out, err = run(base + ["--format", "jsonl"], input_bytes=cases[1][1])
+    status, out, err = run(base + ["--format", "jsonl"], input_bytes=cases[1][1], timeout=30)
     records = jsonl_records(tally, out, "10 MB line from stdin")
     tally.check(status == 0 and len(records) == 3 and records[1].get("truncated") is True and
                 "truncated" not in records[0] and

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "minimt/model/model.h"
 #include "minimt/app/translator.h"
+#include "minimt/model/model.h"
 
 namespace minimt {
 

@@ -5,17 +5,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include "minimt/base/error.h"
+#include "minimt/base/text_input.h"
 
 namespace minimt {
 namespace {
 
 constexpr size_t kChunk = 256 * 1024;
 constexpr int kWaitSliceMs = 100;
+// A longer line is kept to this many bytes: one more than a line may have (text_input.h), so
+// that the translator sees that it is too long, cuts it at a character boundary and says so.
+constexpr size_t kKeptBytes = kMaxLineBytes + 1;
 
 std::string describe_errno(int error) {
   return std::strerror(error);
@@ -62,18 +67,32 @@ LineReader::~LineReader() {
 bool LineReader::take_line(std::string& line) {
   const char* data = buffer_.data();
   const void* newline = std::memchr(data + scan_, '\n', buffer_.size() - scan_);
+  size_t end;
   if (!newline) {
+    if (cut_) {
+      start_ = buffer_.size();  // the rest of a cut line: dropped as it comes in
+    } else if (buffer_.size() - start_ > kKeptBytes) {
+      cut_line_.assign(data + start_, kKeptBytes);
+      cut_ = true;
+      start_ = buffer_.size();
+    }
     scan_ = buffer_.size();
-    if (!eof_ || start_ == buffer_.size()) return false;
-    // The last line has no '\n': it is a line all the same.
-    line.assign(data + start_, buffer_.size() - start_);
-    start_ = scan_ = buffer_.size();
+    if (!eof_ || (start_ == buffer_.size() && !cut_)) return false;
+    end = buffer_.size();  // the last line has no '\n': it is a line all the same
   } else {
-    size_t end = static_cast<const char*>(newline) - data;
-    line.assign(data + start_, end - start_);
-    start_ = scan_ = end + 1;
+    end = static_cast<const char*>(newline) - data;
   }
-  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (cut_) {
+    line.swap(cut_line_);
+    cut_line_.clear();
+    cut_ = false;
+  } else if (end - start_ > kKeptBytes) {
+    line.assign(data + start_, kKeptBytes);
+  } else {
+    line.assign(data + start_, end - start_);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+  }
+  start_ = scan_ = std::min(end + 1, buffer_.size());
   ++lines_;
   return true;
 }

@@ -1,29 +1,8 @@
 #include "minimt/app/output_record.h"
 
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <nlohmann/json.hpp>
+#include "minimt/base/json_writer.h"
 
 namespace minimt {
-namespace {
-
-void append_quoted(std::string& out, const std::string& text) {
-  out += nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// nlohmann::json would write the float as a double (-0.4344177186489105 for -0.43441772).
-void append_float(std::string& out, float value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest round-trip
-  out.append(buffer, result.ptr);
-}
-
-}  // namespace
 
 OutputRecord make_output_record(const Model& model, const Translation& t, long long line,
                                 double time_ms) {
@@ -56,29 +35,29 @@ std::string text_line(const OutputRecord& record) {
 
 std::string jsonl_line(const OutputRecord& record) {
   std::string out = "{\"line\":" + std::to_string(record.line) + ",\"source\":";
-  append_quoted(out, record.source);
+  append_json_string(out, record.source);
   if (!record.error.empty()) {
     out += ",\"error\":";
-    append_quoted(out, record.error);
+    append_json_string(out, record.error);
   } else {
     out += ",\"translation\":";
-    append_quoted(out, record.translation);
+    append_json_string(out, record.translation);
     out += ",\"tokens\":[";
     for (size_t i = 0; i < record.tokens.size(); ++i) {
       if (i) out += ',';
-      append_quoted(out, record.tokens[i]);
+      append_json_string(out, record.tokens[i]);
     }
     out += "],\"score\":";
-    append_float(out, record.score);
+    append_json_float(out, record.score);
     if (record.truncated) out += ",\"truncated\":true";
     if (record.alignment) {
       out += ",\"alignment\":";
-      append_quoted(out, *record.alignment);
+      append_json_string(out, *record.alignment);
     }
   }
-  char time[32];
-  std::snprintf(time, sizeof time, ",\"time_ms\":%.3f}\n", record.time_ms);
-  out += time;
+  out += ",\"time_ms\":";
+  append_json_fixed(out, record.time_ms, 3);
+  out += "}\n";
   return out;
 }
 

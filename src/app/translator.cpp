@@ -2,30 +2,31 @@
 
 #include <algorithm>
 
+#include "minimt/base/error.h"
+#include "minimt/base/text_input.h"
+#include "minimt/base/utf8.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
-#include "minimt/base/error.h"
 #include "minimt/engine/search.h"
-#include "minimt/base/utf8.h"
 
 namespace minimt {
-namespace {
-
-bool is_blank(const std::string& text) {
-  return std::all_of(text.begin(), text.end(),
-                     [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
+std::vector<int> Translator::source_ids(const std::string& text, bool* truncated) const {
+  std::string kept = text.substr(0, utf8_prefix_length(text, kMaxLineBytes));
+  bool cut = kept.size() < text.size();
+  std::vector<int> ids = normalized_ids(normalize_input(kept), &cut);
+  if (truncated) *truncated = cut;
+  return ids;
 }
 
-}  // namespace
-
-std::vector<int> Translator::source_ids(const std::string& text, bool* truncated) const {
+std::vector<int> Translator::normalized_ids(const std::string& text, bool* truncated) const {
   const ModelConfig& c = model_->config();
   std::vector<int> ids = model_->source_tokenizer().encode(text);
   // Keep the final eos: the model always saw terminated sentences in training.
-  bool cut = static_cast<int>(ids.size()) + 1 > c.max_positions;
-  if (cut) ids.resize(c.max_positions - 1);
+  if (static_cast<int>(ids.size()) + 1 > c.max_positions) {
+    ids.resize(c.max_positions - 1);
+    *truncated = true;
+  }
   ids.push_back(c.special.eos);
-  if (truncated) *truncated = cut;
   return ids;
 }
 
@@ -44,15 +45,17 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   std::vector<AttentionRecord*> records;
   for (size_t i = 0; i < sentences.size(); ++i) {
     Translation& result = results[i];
-    result.source = sentences[i];
-    long long bad = find_invalid_utf8(sentences[i]);
+    // Cut before anything else reads it: a 10 MB line costs what a 64 KiB one does.
+    result.source = sentences[i].substr(0, utf8_prefix_length(sentences[i], kMaxLineBytes));
+    result.truncated = result.source.size() < sentences[i].size();
+    long long bad = find_invalid_utf8(result.source);
     if (bad >= 0) {
       result.error = "invalid UTF-8 at byte " + std::to_string(bad);
       continue;
     }
-    if (is_blank(sentences[i])) continue;
+    if (is_blank_input(result.source)) continue;
     try {
-      result.source_ids = source_ids(sentences[i], &result.truncated);
+      result.source_ids = normalized_ids(normalize_input(result.source), &result.truncated);
     } catch (const InputError& e) {
       result.error = e.what();
       continue;

@@ -1,6 +1,7 @@
 #include "app/view_text.h"
 
 #include "minimt/base/error.h"
+#include "minimt/base/utf8.h"
 
 namespace minimt::view {
 namespace {
@@ -16,6 +17,45 @@ const TypeText kTexts[] = {
      "keys = source pieces"},
 };
 
+const char* const kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// One character of text for HTML or SVG (XML 1.0): markup characters escaped, C0 controls and
+// DEL as their Control Pictures (U+2400-2421, visible and allowed), C1 controls and
+// noncharacters as U+FFFD. Tab, LF and CR stay: both languages allow them.
+void append_markup_char(std::string& out, char32_t code, const char* bytes, size_t length) {
+  switch (code) {
+    case '&':
+      out += "&amp;";
+      return;
+    case '<':
+      out += "&lt;";
+      return;
+    case '>':
+      out += "&gt;";
+      return;
+    case '"':
+      out += "&quot;";
+      return;
+    case '\'':
+      out += "&#39;";
+      return;
+    case '\t':
+    case '\n':
+    case '\r':
+      out.append(bytes, length);
+      return;
+  }
+  if (code < 0x20)
+    append_utf8(out, 0x2400 + code);
+  else if (code == 0x7f)
+    append_utf8(out, 0x2421);
+  else if ((code >= 0x80 && code <= 0x9f) || (code >= 0xfdd0 && code <= 0xfdef) ||
+           (code & 0xfffe) == 0xfffe)
+    out += kReplacement;
+  else
+    out.append(bytes, length);
+}
+
 }  // namespace
 
 const TypeText& type_text(const std::string& type) {
@@ -27,26 +67,16 @@ const TypeText& type_text(const std::string& type) {
 std::string html_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
+  for (size_t i = 0; i < text.size();) {
+    char32_t code;
+    const size_t length = decode_utf8(text, i, &code);
+    if (length == 0) {  // not UTF-8: one replacement character per byte
+      out += kReplacement;
+      ++i;
+      continue;
     }
+    append_markup_char(out, code, text.data() + i, length);
+    i += length;
   }
   return out;
 }

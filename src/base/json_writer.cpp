@@ -1,8 +1,12 @@
 #include "minimt/base/json_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+
+#include "minimt/base/utf8.h"
 
 namespace minimt {
 namespace {
@@ -20,6 +24,25 @@ size_t format_float(char* buffer, float value) {
   }
   auto result = std::to_chars(buffer, buffer + 32, value);  // shortest round-trip
   return static_cast<size_t>(result.ptr - buffer);
+}
+
+// Characters HTML does not want raw in a page (control characters and noncharacters are parse
+// errors there). They can only be inside JSON strings, where \uXXXX means the same.
+bool is_noncharacter(char32_t code) {
+  return (code >= 0xfdd0 && code <= 0xfdef) || (code & 0xfffe) == 0xfffe;
+}
+
+void append_escape(std::string& out, char32_t code) {
+  char buffer[16];
+  if (code >= 0x10000) {  // a surrogate pair
+    const char32_t v = code - 0x10000;
+    std::snprintf(buffer, sizeof buffer, "\\u%04x\\u%04x",
+                  static_cast<unsigned>(0xd800 + (v >> 10)),
+                  static_cast<unsigned>(0xdc00 + (v & 0x3ff)));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(code));
+  }
+  out += buffer;
 }
 
 }  // namespace
@@ -46,15 +69,31 @@ void write_json_float(std::ostream& out, float value) {
   out.write(buffer, static_cast<std::streamsize>(format_float(buffer, value)));
 }
 
+void append_json_fixed(std::string& out, double value, int decimals) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  char buffer[64];
+  const int n = std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  if (n > 0 && static_cast<size_t>(n) < sizeof buffer)
+    out.append(buffer, static_cast<size_t>(n));
+  else  // too large for a fixed notation of this size: the shortest form instead
+    append_json_float(out, static_cast<float>(value));
+}
+
 std::string json_for_script(const nlohmann::json& value) {
-  const std::string text = dump(value);
+  const std::string text = dump(value);  // valid UTF-8: the dump repaired it
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    if (c == '<')
-      out += "\\u003c";
+  for (size_t i = 0; i < text.size();) {
+    char32_t code = 0;
+    const size_t length = std::max<size_t>(decode_utf8(text, i, &code), 1);
+    if (code == '<' || code == 0x7f || (code >= 0x80 && code <= 0x9f) || is_noncharacter(code))
+      append_escape(out, code);
     else
-      out += c;
+      out.append(text, i, length);
+    i += length;
   }
   return out;
 }

@@ -28,8 +28,10 @@ inline constexpr const char* kWordStart = "\xE2\x96\x81";
 // the current word (or begins the first one). Pieces whose `special` flag is set (eos, bos, pad)
 // belong to no word. With `special` empty, the pieces "<s>", "</s>" and "<pad>" are special.
 // A lone "▁" begins a word and contributes no text. The words are the whitespace-separated
-// words of the text the pieces spell (SentencePiece marks every space with "▁"), so word i is
-// the i-th field of the text split on whitespace, punctuation attached.
+// words of the text the pieces spell (SentencePiece marks every space with "▁", and the
+// Translator turns all Unicode white space into spaces before tokenizing), so word i of a
+// source is split_words(source)[i] (text_input.h): its i-th field split on the same white space
+// set (tab, NBSP, U+3000, ...), punctuation attached.
 std::vector<Word> group_words(const std::vector<std::string>& pieces,
                               const std::vector<bool>& special = {});
 

@@ -23,7 +23,10 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   // The next line, without its '\n' and without one trailing '\r'. A last line without '\n'
-  // still counts. With wait = false, returns kNotReady instead of blocking when no complete
+  // still counts. A line longer than kMaxLineBytes (text_input.h) comes back as its first
+  // kMaxLineBytes + 1 bytes, the rest of it read and dropped, so that a huge line costs no
+  // more memory than a short one; the caller sees that it is too long and cuts it (the
+  // Translator does). With wait = false, returns kNotReady instead of blocking when no complete
   // line is buffered and the input has nothing ready. While waiting, checks `cancel` every
   // 100 ms and returns kEnd once it is set. Throws IoError on a read error.
   Status next(std::string& line, bool wait = true, const std::atomic<bool>* cancel = nullptr);
@@ -46,8 +49,10 @@ class LineReader {
   bool eof_ = false;
   std::string name_;  // for messages: the path or "stdin"
   std::string buffer_;
-  size_t start_ = 0;  // buffer_[start_..] is not consumed yet
-  size_t scan_ = 0;   // buffer_[start_..scan_) holds no '\n'
+  size_t start_ = 0;      // buffer_[start_..] is not consumed yet
+  size_t scan_ = 0;       // buffer_[start_..scan_) holds no '\n'
+  bool cut_ = false;      // reading past the kept part of a long line, up to its '\n'
+  std::string cut_line_;  // that kept part
   long long lines_ = 0;
 };
 

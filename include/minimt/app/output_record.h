@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "minimt/model/model.h"
 #include "minimt/app/translator.h"
+#include "minimt/model/model.h"
 
 namespace minimt {
 
@@ -34,9 +34,10 @@ std::string text_line(const OutputRecord& record);
 // One JSON object and '\n':
 //   {"line":N,"source":S,"translation":T,"tokens":[pieces],"score":F,"time_ms":F}
 // score is written as the shortest text that reads back as the same float (null if not
-// finite), time_ms with 3 decimals. A cut source adds "truncated":true and --align adds
-// "alignment":"0-0 1-1", both before time_ms. A failed line has only "error" between source and
-// time_ms. Invalid UTF-8 is written as U+FFFD.
+// finite), time_ms with 3 decimals (null if not finite): json_writer.h writes every string and
+// number, so control characters are escaped, invalid UTF-8 is written as U+FFFD and no NaN
+// gets in. A cut source adds "truncated":true and --align adds "alignment":"0-0 1-1", both
+// before time_ms. A failed line has only "error" between source and time_ms.
 std::string jsonl_line(const OutputRecord& record);
 
 }  // namespace minimt

@@ -20,8 +20,13 @@ std::string json_string(const std::string& text);
 void append_json_float(std::string& out, float value);
 void write_json_float(std::ostream& out, float value);
 
+// `value` with `decimals` digits after the point, as printf's %.*f writes it; null if not finite.
+void append_json_fixed(std::string& out, double value, int decimals);
+
 // A whole document for a <script type="application/json"> element: as json_string for strings,
 // and no "<" anywhere (written \u003c), so no "</script>" or "<!--" can end the element early.
+// DEL, the C1 controls U+0080-009F and the noncharacters (U+FDD0-FDEF, U+xFFFE, U+xFFFF), which
+// HTML does not allow raw in a page, are written as \uXXXX escapes too.
 std::string json_for_script(const nlohmann::json& value);
 
 }  // namespace minimt

@@ -134,7 +134,9 @@ Command add_view(CLI::App& app) {
   auto args = std::make_shared<ViewArgs>();
   CLI::App* command = app.add_subcommand(
       "view", "render an attention dump as one self-contained HTML page of heatmaps");
-  command->add_option("dump", args->dump, "the dump (translate --dump-attention); - for stdin")
+  command
+      ->add_option("dump", args->dump,
+                   "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
       ->type_name("FILE")
       ->required();
   command

@@ -1,6 +1,7 @@
 #include "minimt/app/dump_reader.h"
 
 #include <algorithm>
+#include <streambuf>
 
 #include "minimt/base/error.h"
 
@@ -156,6 +157,52 @@ DumpSentence read_sentence(const json& entry, int number, const Selection& selec
   return s;
 }
 
+// The most bytes of JSON read as a dump: its parsed form takes several times as much memory.
+constexpr long long kMaxDumpBytes = 1LL << 30;
+
+Error too_large(const std::string& name) {
+  return Error(name +
+               ": larger than 1 GiB, the most minimt view reads (dump fewer sentences, "
+               "or select with --dump-types, --dump-layers, --dump-heads)");
+}
+
+// Bytes from the stream's position to its end; -1 when it cannot seek (a pipe).
+long long remaining_bytes(std::istream& in) {
+  const std::streampos start = in.tellg();
+  if (start < 0) {
+    in.clear();
+    return -1;
+  }
+  in.seekg(0, std::ios::end);
+  const std::streampos end = in.tellg();
+  in.clear();
+  in.seekg(start);
+  return end < 0 ? -1 : static_cast<long long>(end - start);
+}
+
+// Reads through another stream buffer and throws too_large past kMaxDumpBytes.
+class LimitedInput : public std::streambuf {
+ public:
+  LimitedInput(std::streambuf& source, const std::string& name) : source_(source), name_(name) {}
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const std::streamsize n = source_.sgetn(buffer_, sizeof buffer_);
+    if (n <= 0) return traits_type::eof();
+    read_ += n;
+    if (read_ > kMaxDumpBytes) throw too_large(name_);
+    setg(buffer_, buffer_, buffer_ + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::streambuf& source_;
+  const std::string& name_;
+  long long read_ = 0;
+  char buffer_[1 << 16];
+};
+
 }  // namespace
 
 std::vector<std::string> dump_layer_labels(const json& selection_layers, int count) {
@@ -209,9 +256,13 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
 }
 
 AttentionDump read_attention_dump(std::istream& in, const std::string& name) {
+  const long long size = remaining_bytes(in);
+  if (size > kMaxDumpBytes) throw too_large(name);
+  LimitedInput limited(*in.rdbuf(), name);  // for a pipe, whose size is only known at its end
+  std::istream bounded(&limited);
   json document;
   try {
-    document = json::parse(in);
+    document = json::parse(bounded);
   } catch (const json::parse_error& e) {
     throw Error(name + ": not valid JSON (" + e.what() + ")");
   }

@@ -1,6 +1,5 @@
 #include "minimt/app/output_writer.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -21,11 +20,8 @@ OutputWriter::OutputWriter(const std::string& path) {
     name_ = "stdout";
     return;
   }
-  do {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  } while (fd_ < 0 && errno == EINTR);
-  if (fd_ < 0) throw IoError("cannot write " + path + ": " + std::strerror(errno));
-  owned_ = true;
+  file_ = std::make_unique<OutputFile>(path);
+  fd_ = file_->fd();
   name_ = path;
 }
 
@@ -34,7 +30,12 @@ OutputWriter::~OutputWriter() {
     flush();
   } catch (const Error&) {
   }
-  if (owned_) ::close(fd_);
+  // file_, if not committed, now removes its temporary file: the old file stays as it was.
+}
+
+void OutputWriter::commit() {
+  flush();
+  if (file_) file_->commit();
 }
 
 bool OutputWriter::write(std::string_view text) {

@@ -1,6 +1,5 @@
 #include "cli/attention_files.h"
 
-#include "cli/commands.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/base/error.h"
 
@@ -12,22 +11,28 @@ DumpFile::DumpFile(const std::string& path, const Model& model, const DumpSelect
     std::ostream nowhere(nullptr);
     AttentionDumpWriter check(nowhere, model, selection);
   }
-  file_.open(path);
-  if (!file_) throw IoError("cannot write " + path);
-  writer_ = std::make_unique<AttentionDumpWriter>(file_, model, selection);
+  file_ = std::make_unique<OutputFile>(path);
+  stream_ = std::make_unique<OutputFileStream>(*file_);
+  writer_ = std::make_unique<AttentionDumpWriter>(*stream_, model, selection);
 }
 
 void DumpFile::finish() {
   writer_->finish();
-  file_.close();
-  if (!file_) throw IoError("cannot write " + path_);
+  stream_->flush();
+  if (!*stream_) throw IoError("cannot write " + path_);
 }
 
 void ViewFile::finish() {
   writer_.finish();
   std::istringstream in(text_.str());
   text_.str("");
-  write_view(read_attention_dump(in, "the attention of this run"), path_, ViewOptions(), !quiet_);
+  page_ = render_view(read_attention_dump(in, "the attention of this run"), ViewOptions());
+  file_.write(page_.text);
+}
+
+void ViewFile::commit() {
+  file_.commit();
+  if (!quiet_) report_view(file_.path(), page_);
 }
 
 }  // namespace minimt::cli

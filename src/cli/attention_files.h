@@ -1,15 +1,17 @@
 // The attention outputs of minimt translate: --dump-attention FILE and --view FILE.html. Both
-// take the translations in input order, on the writing thread, and are complete after finish().
+// are created (under a temporary name, output_file.h) before the run, take the translations in
+// input order on the writing thread, are complete after finish() and put in place by commit().
 #pragma once
 
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
+#include "cli/commands.h"
 #include "minimt/app/attention_dump.h"
-#include "minimt/model/model.h"
+#include "minimt/app/output_file.h"
 #include "minimt/app/translator.h"
+#include "minimt/model/model.h"
 
 namespace minimt::cli {
 
@@ -20,26 +22,30 @@ class DumpFile {
   DumpFile(const std::string& path, const Model& model, const DumpSelection& selection);
   void add(const Translation& translation) { writer_->add(translation); }
   void finish();
+  void commit() { file_->commit(); }
 
  private:
   std::string path_;
-  std::ofstream file_;
+  std::unique_ptr<OutputFile> file_;
+  std::unique_ptr<OutputFileStream> stream_;
   std::unique_ptr<AttentionDumpWriter> writer_;
 };
 
 // --view: the dump kept in memory, rendered at the end as minimt view would.
 class ViewFile {
  public:
-  ViewFile(std::string path, const Model& model, const DumpSelection& selection, bool quiet)
-      : path_(std::move(path)), quiet_(quiet), writer_(text_, model, selection) {}
+  ViewFile(const std::string& path, const Model& model, const DumpSelection& selection, bool quiet)
+      : file_(path), quiet_(quiet), writer_(text_, model, selection) {}
   void add(const Translation& translation) { writer_.add(translation); }
-  void finish();
+  void finish();  // renders the page into the file
+  void commit();  // and says so on stderr, unless quiet
 
  private:
-  std::string path_;
+  OutputFile file_;
   bool quiet_;
   std::ostringstream text_;
   AttentionDumpWriter writer_;
+  RenderedView page_;
 };
 
 }  // namespace minimt::cli

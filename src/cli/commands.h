@@ -11,12 +11,8 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
+#include "minimt/app/attention_view.h"
 #include "minimt/model/model.h"
-
-namespace minimt {
-struct AttentionDump;
-struct ViewOptions;
-}  // namespace minimt
 
 namespace minimt::cli {
 
@@ -41,9 +37,13 @@ std::string resolve_model_dir(const std::string& option);
 // avx512, avx2, generic or openblas (unset or "auto": the fastest this CPU runs).
 std::shared_ptr<const Model> load_model(const std::string& option);
 
-// Writes the page for `dump` to `path` ("-": stdout) and, if `report`, says so on stderr (view,
-// translate --view).
-void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options,
-                bool report = true);
+// The page for `dump` and what it holds (view, translate --view).
+struct RenderedView {
+  std::string text;
+  ViewSummary summary;
+};
+RenderedView render_view(const AttentionDump& dump, const ViewOptions& options);
+// "minimt: wrote PATH: N sentences, ..." on stderr.
+void report_view(const std::string& path, const RenderedView& page);
 
 }  // namespace minimt::cli

@@ -56,8 +56,7 @@ int run_info(const std::string& model_option) {
                           human_size(static_cast<long long>(model->packed_bytes())) + ")"
                     : std::string("OpenBLAS"))
             << "\n"
-            << "kernels here   " << kernels_on_this_cpu()
-            << "\n";
+            << "kernels here   " << kernels_on_this_cpu() << "\n";
   return 0;
 }
 

@@ -4,11 +4,14 @@
 // translate: the status its run returns) and 2 on a usage error.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <new>
+#include <system_error>
 
-#include "cli/commands.h"
 #include "cli/blas_setup.h"
-#include "minimt/engine/blas_runtime.h"
+#include "cli/commands.h"
+#include "cli/path_guard.h"
 #include "minimt/base/error.h"
+#include "minimt/engine/blas_runtime.h"
 
 namespace {
 
@@ -51,8 +54,20 @@ int main(int argc, char** argv) {
   try {
     for (const auto& command : commands)
       if (*command.app) return command.run();
+  } catch (const minimt::cli::UsageError& e) {
+    std::cerr << "minimt: error: " << e.what() << "\n";
+    return kExitUsage;
   } catch (const minimt::Error& e) {
     std::cerr << "minimt: error: " << e.what() << "\n";
+    return kExitFailure;
+  } catch (const std::bad_alloc&) {
+    // Whatever asked for the memory (a batch, a dump, a page): the message would not help more.
+    std::cerr << "minimt: error: out of memory (try fewer --threads, a smaller --batch-size or "
+                 "a smaller input)\n";
+    return kExitFailure;
+  } catch (const std::system_error& e) {
+    // Mostly a thread that could not start (too many threads for the memory or process limits).
+    std::cerr << "minimt: error: " << e.what() << " (try fewer --threads)\n";
     return kExitFailure;
   } catch (const std::exception& e) {
     std::cerr << "minimt: internal error: " << e.what() << "\n";

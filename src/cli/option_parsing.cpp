@@ -1,7 +1,9 @@
 #include "cli/option_parsing.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "minimt/base/error.h"
 
@@ -34,28 +36,48 @@ std::vector<int> parse_numbers(const std::string& option, const std::string& lis
   return numbers;
 }
 
-std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items) {
-  std::vector<int> numbers;
-  auto number = [](const std::string& text, const std::string& item) {
+namespace {
+
+// "3" -> {3, 3}, "5-8" -> {5, 8}; throws Error for anything else. Up to 9 digits each, so that
+// every number fits an int.
+std::pair<int, int> sentence_range(const std::string& item) {
+  auto number = [&item](const std::string& text) {
     if (text.empty() || text.size() > 9 ||
         text.find_first_not_of("0123456789") != std::string::npos || std::stoi(text) < 1)
       throw Error("'" + item + "' is not a sentence number or range like 3-5 (numbered from 1)");
     return std::stoi(text);
   };
+  size_t dash = item.find('-');
+  int first = number(item.substr(0, dash));
+  int last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+  if (last < first) throw Error("'" + item + "' is an empty range");
+  return {first, last};
+}
+
+}  // namespace
+
+std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items, int count) {
+  std::vector<int> numbers;
+  std::vector<bool> seen(static_cast<size_t>(std::max(count, 0)) + 1);
   for (const std::string& item : items) {
-    size_t dash = item.find('-');
-    int first = number(item.substr(0, dash), item);
-    int last = dash == std::string::npos ? first : number(item.substr(dash + 1), item);
-    if (last < first) throw Error("'" + item + "' is an empty range");
-    if (last - first > 100000) throw Error("'" + item + "' is too long a range");
-    for (int n = first; n <= last; ++n) numbers.push_back(n);
+    auto [first, last] = sentence_range(item);
+    // Checked before expanding, so that 1-999999999 costs nothing.
+    if (last > count)
+      throw Error("--sentences " + item + ": sentence " + std::to_string(last) +
+                  " is not in the dump (it holds " + std::to_string(count) +
+                  " sentences, numbered from 1)");
+    for (int n = first; n <= last; ++n)
+      if (!seen[n]) {
+        seen[n] = true;
+        numbers.push_back(n);
+      }
   }
   return numbers;
 }
 
 bool is_sentence_range(const std::string& text) {
   try {
-    parse_sentence_ranges({text});
+    sentence_range(text);
     return true;
   } catch (const Error&) {
     return false;

@@ -16,8 +16,9 @@ std::vector<std::string> parse_list(const std::string& option, const std::string
 std::vector<int> parse_numbers(const std::string& option, const std::string& list, bool negative,
                                const std::string& what);
 
-// Sentence numbers from items like "3" and "5-8" (numbered from 1); throws Error otherwise.
-std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items);
+// The sentence numbers of items like "3" and "5-8" (numbered from 1), each once, in order.
+// Throws Error for other items and for numbers past `count`, the sentences there are.
+std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items, int count);
 bool is_sentence_range(const std::string& text);
 
 // A file size for people: "6.7 MB", "11.5 KB", "512 B". With whole_kb, kilobytes are rounded to

@@ -2,7 +2,6 @@
 // Lines come from the command line, a file (-i) or stdin; batches of them are translated on
 // worker threads (batch_runner.h) and written to -o or stdout as text or JSON Lines.
 #include <sched.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,17 +11,21 @@
 #include "cli/attention_files.h"
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
+#include "cli/path_guard.h"
 #include "minimt/app/alignment.h"
 #include "minimt/app/batch_runner.h"
-#include "minimt/base/error.h"
 #include "minimt/app/line_reader.h"
 #include "minimt/app/output_record.h"
 #include "minimt/app/output_writer.h"
 #include "minimt/app/progress.h"
 #include "minimt/app/translator.h"
+#include "minimt/base/error.h"
 
 namespace minimt::cli {
 namespace {
+
+// The most lines --threads times --batch-size may ask for (see check_batch_limit).
+constexpr int kMaxLinesPerRound = 65536;
 
 struct TranslateArgs {
   std::string model;
@@ -100,14 +103,27 @@ std::unique_ptr<ViewFile> open_view(const TranslateArgs& args, const Model& mode
   return std::make_unique<ViewFile>(args.view, model, dump_selection(args), args.quiet);
 }
 
-// -o, refused when it names the file -i reads: opening it for writing would empty it first.
-const std::string& checked_output(const LineReader* reader, const std::string& output) {
-  if (!reader || output.empty() || output == "-") return output;
-  struct stat in, out;  // filled by fstat and stat before any use
-  if (::fstat(reader->fd(), &in) == 0 && ::stat(output.c_str(), &out) == 0 &&
-      in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(in.st_mode))
-    throw IoError("cannot write " + output + ": it is the input file");
-  return output;
+// Refuses outputs that are an input (-i, standard input redirected from a file, the model's
+// files) or each other, before any is created.
+void check_paths(const TranslateArgs& args, const Model& model, const LineReader* reader) {
+  PathGuard guard;
+  if (reader)
+    guard.input(args.input.empty() || args.input == "-" ? "standard input" : "-i",
+                args.input == "-" ? "" : args.input, reader->fd());
+  for (const ModelFile& file : model.files()) guard.input("the model file", file.path);
+  guard.output("-o", args.output);
+  guard.output("--dump-attention", args.dump_attention);
+  guard.output("--view", args.view);
+  guard.check();
+}
+
+// Lines in flight are at most 4 batches per thread (batch_runner.cpp): bound them, so that a
+// typo (--batch-size 65536 --threads 1024) is refused rather than run out of memory.
+void check_batch_limit(const BatchOptions& options) {
+  if (static_cast<long long>(options.threads) * options.batch_size > kMaxLinesPerRound)
+    throw UsageError("--threads " + std::to_string(options.threads) + " times --batch-size " +
+                     std::to_string(options.batch_size) + " is more than " +
+                     std::to_string(kMaxLinesPerRound) + " lines at once");
 }
 
 // One run of minimt translate: its outputs, and what happens to each translated batch. The
@@ -120,7 +136,7 @@ class TranslateRun {
         alignment_(alignment_options(args, model)),
         dump_(open_dump(args, model)),
         view_(open_view(args, model)),
-        out_(checked_output(reader, args.output)),
+        out_(args.output),
         show_progress_(!args.quiet && reader && reader->regular_file() && isatty(2)),
         progress_(show_progress_ ? reader->count_remaining_lines() : 0, show_progress_),
         // Output to the terminal that shows the bar goes above the bar, not through it.
@@ -190,6 +206,10 @@ int TranslateRun::finish() {
   progress_.clear();
   if (dump_) dump_->finish();
   if (view_) view_->finish();
+  // Every output is complete: only now do they replace the files they name.
+  out_.commit();
+  if (dump_) dump_->commit();
+  if (view_) view_->commit();
   return failures_ > 0 ? 1 : 0;
 }
 
@@ -200,16 +220,19 @@ int run_translate(const TranslateArgs& args) {
 
   std::unique_ptr<LineReader> reader;  // opened first: a missing input fails before the model
   if (args.texts.empty()) reader = std::make_unique<LineReader>(args.input);
+  const BatchOptions options = batch_options(args);
+  check_batch_limit(options);
   Translator translator(load_model(args.model));
+  check_paths(args, translator.model(), reader.get());
   TranslateRun run(args, translator.model(), reader.get());
 
   BatchCallbacks callbacks;
   callbacks.render = [&](LineBatch& batch) { run.render(batch); };
   callbacks.write = [&](LineBatch& batch) { return run.write(batch); };
   if (reader)
-    translate_lines(translator, *reader, batch_options(args), callbacks);
+    translate_lines(translator, *reader, options, callbacks);
   else
-    translate_lines(translator, args.texts, batch_options(args), callbacks);
+    translate_lines(translator, args.texts, options, callbacks);
   return run.finish();
 }
 
@@ -238,7 +261,8 @@ CLI::Option* add_io_options(CLI::App& command, TranslateArgs& args) {
       ->check(CLI::Range(0, 1024));
   command
       .add_option("--batch-size", args.batch_size,
-                  "consecutive lines per batch, the unit of work of a thread")
+                  "consecutive lines per batch, the unit of work of a thread (--threads times "
+                  "--batch-size at most 65536)")
       ->type_name("N")
       ->check(CLI::Range(1, 65536))
       ->capture_default_str();

@@ -9,7 +9,9 @@
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
+#include "cli/path_guard.h"
 #include "minimt/app/attention_view.h"
+#include "minimt/app/output_file.h"
 #include "minimt/base/error.h"
 
 namespace minimt::cli {
@@ -34,76 +36,107 @@ std::string default_output(const std::string& dump) {
 }
 
 // PREFIX-TYPE.svg for each type of each sentence shown (PREFIX-N-TYPE.svg if several).
-void write_svgs(const AttentionDump& dump, const std::string& prefix, std::vector<int> numbers) {
+struct SvgFile {
+  std::string path;
+  const DumpSentence* sentence;
+  std::string type;
+};
+
+std::vector<SvgFile> svg_files(const AttentionDump& dump, const std::string& prefix,
+                               std::vector<int> numbers) {
   if (numbers.empty())
     for (const DumpSentence& s : dump.sentences) numbers.push_back(s.number);
-  std::vector<int> seen;
-  for (int n : numbers)
-    if (std::find(seen.begin(), seen.end(), n) == seen.end()) seen.push_back(n);
-  for (int n : seen) {
-    const DumpSentence& sentence = dump.sentences.at(n - 1);  // checked by write_attention_page
+  std::vector<SvgFile> files;
+  for (int n : numbers) {  // each once, and in the dump (parse_sentence_ranges)
+    const DumpSentence& sentence = dump.sentences.at(n - 1);
     for (const AttentionMatrices& m : sentence.attention) {
       if (m.layers() == 0 || m.heads.empty()) continue;
-      const std::string path =
-          prefix + (seen.size() > 1 ? "-" + std::to_string(n) : "") + "-" + m.type + ".svg";
-      std::ostringstream svg;
-      write_attention_svg(sentence, m.type, svg);
-      std::ofstream file(path, std::ios::binary);
-      file << svg.str();
-      file.close();
-      if (!file) throw IoError("cannot write " + path);
-      std::cerr << "minimt: wrote " << path << " (" << human_size(svg.str().size(), true) << ")\n";
+      files.push_back(
+          {prefix + (numbers.size() > 1 ? "-" + std::to_string(n) : "") + "-" + m.type + ".svg",
+           &sentence, m.type});
     }
   }
+  return files;
+}
+
+void write_svg(const SvgFile& svg_file) {
+  std::ostringstream svg;
+  write_attention_svg(*svg_file.sentence, svg_file.type, svg);
+  OutputFile file(svg_file.path);
+  file.write(svg.str());
+  file.commit();
+  std::cerr << "minimt: wrote " << svg_file.path << " (" << human_size(svg.str().size(), true)
+            << ")\n";
+}
+
+AttentionDump read_dump(const std::string& path) {
+  if (path == "-") return read_attention_dump(std::cin, "stdin");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot read " + path);
+  return read_attention_dump(in, path);
+}
+
+// The page for `dump` to `path` ("-": stdout), reported on stderr.
+void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options) {
+  const RenderedView page = render_view(dump, options);
+  if (path == "-") {
+    std::cout << page.text;
+    std::cout.flush();
+    if (!std::cout) throw IoError("cannot write the page to stdout");
+  } else {
+    OutputFile file(path);
+    file.write(page.text);
+    file.commit();
+  }
+  report_view(path, page);
 }
 
 int run_view(const ViewArgs& args) {
-  AttentionDump dump;
-  if (args.dump == "-") {
-    dump = read_attention_dump(std::cin, "stdin");
-  } else {
-    std::ifstream in(args.dump, std::ios::binary);
-    if (!in) throw IoError("cannot read " + args.dump);
-    dump = read_attention_dump(in, args.dump);
-  }
+  const AttentionDump dump = read_dump(args.dump);
   ViewOptions options;
   options.title = args.title;
-  options.sentences = parse_sentence_ranges(args.sentences);
-  write_view(dump, args.output.empty() ? default_output(args.dump) : args.output, options);
-  if (!args.svg.empty()) write_svgs(dump, args.svg, options.sentences);
+  options.sentences =
+      parse_sentence_ranges(args.sentences, static_cast<int>(dump.sentences.size()));
+  const std::string page = args.output.empty() ? default_output(args.dump) : args.output;
+  std::vector<SvgFile> svgs;
+  if (!args.svg.empty()) svgs = svg_files(dump, args.svg, options.sentences);
+
+  PathGuard guard;  // the dump is read already, but `view d.json -o d.json` is surely a slip
+  guard.input("the dump", args.dump);
+  guard.output(args.output.empty() ? "the page (default -o)" : "-o", page);
+  for (const SvgFile& svg : svgs) guard.output("--svg", svg.path);
+  guard.check();
+
+  write_view(dump, page, options);
+  for (const SvgFile& svg : svgs) write_svg(svg);
   return 0;
 }
 
 }  // namespace
 
-void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options,
-                bool report) {
+RenderedView render_view(const AttentionDump& dump, const ViewOptions& options) {
   std::ostringstream page;
-  ViewSummary summary = write_attention_page(dump, page, options);
-  const std::string text = page.str();
-  if (path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw IoError("cannot write the page to stdout");
-  } else {
-    std::ofstream file(path, std::ios::binary);
-    if (!file) throw IoError("cannot write " + path);
-    file << text;
-    file.close();
-    if (!file) throw IoError("cannot write " + path);
-  }
-  if (!report) return;
+  RenderedView view;
+  view.summary = write_attention_page(dump, page, options);
+  view.text = page.str();
+  return view;
+}
+
+void report_view(const std::string& path, const RenderedView& page) {
+  const ViewSummary& summary = page.summary;
   std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
             << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
             << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages), "
-            << human_size(text.size(), true) << "\n";
+            << human_size(page.text.size(), true) << "\n";
 }
 
 Command add_view(CLI::App& app) {
   auto args = std::make_shared<ViewArgs>();
   CLI::App* command = app.add_subcommand(
       "view", "render an attention dump as one self-contained HTML page of heatmaps");
-  command->add_option("dump", args->dump, "the dump (translate --dump-attention); - for stdin")
+  command
+      ->add_option("dump", args->dump,
+                   "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
       ->type_name("FILE")
       ->required();
   command

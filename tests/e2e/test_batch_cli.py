@@ -165,7 +165,7 @@ def check_jsonl(tally, base, work, max_positions):
     status, _, err = run(base + ["-i", path, "-o", path])
     with open(path, "rb") as f:
         intact = f.read().startswith(b"the cat\n")
-    tally.check(status == 1 and intact, "-o naming the input file is refused", repr(err))
+    tally.check(status == 2 and intact, "-o naming the input file is refused", repr(err))
 
 
 def check_interactive(tally, base):

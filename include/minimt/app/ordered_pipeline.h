@@ -12,6 +12,8 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -33,7 +35,9 @@ struct PipelineStages {
 };
 
 // Returns when every item read has been written, or the run was stopped; every thread it
-// started has ended by then. Rethrows the first exception a stage threw.
+// started has ended by then. Rethrows the first exception a stage threw. Throws
+// std::system_error "cannot start thread N of M: REASON" when a thread cannot be started (the
+// threads started before it are stopped and joined first).
 template <typename Item>
 void run_ordered_pipeline(int threads, int window, const PipelineStages<Item>& stages) {
   threads = std::max(threads, 1);
@@ -59,7 +63,7 @@ void run_ordered_pipeline(int threads, int window, const PipelineStages<Item>& s
     writer_cv.notify_all();
   };
 
-  std::thread reader([&] {
+  auto read_all = [&] {
     std::exception_ptr failure;
     try {
       for (;;) {
@@ -86,11 +90,10 @@ void run_ordered_pipeline(int threads, int window, const PipelineStages<Item>& s
     }
     worker_cv.notify_all();
     writer_cv.notify_all();
-  });
+  };
 
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t)
-    workers.emplace_back([&] {
+  auto work_all = [&] {
+    try {  // an exception must not leave a thread: work's, or bad_alloc anywhere
       for (;;) {
         std::pair<long long, Item> job;
         {
@@ -100,19 +103,39 @@ void run_ordered_pipeline(int threads, int window, const PipelineStages<Item>& s
           job = std::move(queued.front());
           queued.pop_front();
         }
-        try {
-          stages.work(job.second);
-        } catch (...) {
-          stop(std::current_exception());
-          return;
-        }
+        stages.work(job.second);
         {
           std::lock_guard<std::mutex> lock(mutex);
           finished.emplace(job.first, std::move(job.second));
         }
         writer_cv.notify_all();
       }
-    });
+    } catch (...) {
+      stop(std::current_exception());
+    }
+  };
+
+  std::thread reader;
+  std::vector<std::thread> workers;
+  auto join_all = [&] {
+    stop(nullptr);  // wakes everyone up; they see `cancelled` and return
+    if (reader.joinable()) reader.join();
+    for (auto& worker : workers) worker.join();
+  };
+  try {
+    workers.reserve(threads);
+    reader = std::thread(read_all);
+    for (int t = 0; t < threads; ++t) workers.emplace_back(work_all);
+  } catch (const std::system_error& e) {
+    // Too many threads for the process's limits: end those started, then say which one failed.
+    const size_t started = workers.size() + (reader.joinable() ? 1 : 0);
+    join_all();
+    throw std::system_error(e.code(), "cannot start thread " + std::to_string(started + 1) +
+                                          " of " + std::to_string(threads + 1));
+  } catch (...) {
+    join_all();
+    throw;
+  }
 
   try {
     for (;;) {
@@ -138,9 +161,7 @@ void run_ordered_pipeline(int threads, int window, const PipelineStages<Item>& s
   } catch (...) {
     stop(std::current_exception());
   }
-  stop(nullptr);  // wakes everyone up; they see `cancelled` and return
-  reader.join();
-  for (auto& worker : workers) worker.join();
+  join_all();
   if (error) std::rethrow_exception(error);
 }
 

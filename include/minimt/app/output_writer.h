@@ -4,17 +4,22 @@
 // expects).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
+
+#include "minimt/app/output_file.h"
 
 namespace minimt {
 
 class OutputWriter {
  public:
-  // Writes `path` (created or truncated), or standard output when path is "" or "-". Throws
-  // IoError if it cannot open it.
+  // Writes `path`, or standard output when path is "" or "-". A file is written under a
+  // temporary name and replaces `path` at commit() (output_file.h). Throws IoError if it
+  // cannot create it.
   explicit OutputWriter(const std::string& path);
-  ~OutputWriter();  // flushes what it can, silently; call flush() to see errors
+  // Flushes what it can, silently; without commit(), a file is dropped and `path` left as it was.
+  ~OutputWriter();
   OutputWriter(const OutputWriter&) = delete;
   OutputWriter& operator=(const OutputWriter&) = delete;
 
@@ -23,11 +28,13 @@ class OutputWriter {
   // Writes out everything buffered. False once the reader is gone (EPIPE); throws IoError on
   // any other write error (a full disk, for example).
   bool flush();
+  // Flushes, then puts the file in place (nothing more for standard output); throws IoError.
+  void commit();
   int fd() const { return fd_; }
 
  private:
   int fd_ = -1;
-  bool owned_ = false;
+  std::unique_ptr<OutputFile> file_;  // null for standard output
   bool closed_ = false;
   std::string name_;  // for messages: the path or "stdout"
   std::string buffer_;

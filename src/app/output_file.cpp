@@ -1,0 +1,196 @@
+#include "minimt/app/output_file.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <random>
+
+#include "minimt/base/error.h"
+
+namespace minimt {
+namespace {
+
+// Temporary files not yet renamed, removed by the handler of SIGINT, SIGTERM and SIGHUP so that
+// an interrupted run leaves no debris (SIGKILL cannot be caught: its debris is a hidden file
+// beside the untouched original). Fixed slots: a signal handler may not allocate.
+constexpr int kSlots = 16;
+char g_temporary[kSlots][PATH_MAX];
+std::atomic<bool> g_used[kSlots];
+
+extern "C" void remove_temporaries(int signal) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_used[i].load()) ::unlink(g_temporary[i]);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+void install_handlers() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(signal, nullptr, &old) == 0 && old.sa_handler == SIG_DFL)
+      std::signal(signal, remove_temporaries);  // an ignored signal stays ignored
+  }
+}
+
+int remember(const std::string& path) {
+  install_handlers();
+  for (int i = 0; i < kSlots; ++i)
+    if (!g_used[i].load() && path.size() < PATH_MAX) {
+      std::memcpy(g_temporary[i], path.c_str(), path.size() + 1);
+      g_used[i] = true;
+      return i;
+    }
+  return -1;  // more files than slots: only cleanup on signals is lost
+}
+
+void forget(int slot) {
+  if (slot >= 0) g_used[slot] = false;
+}
+
+std::string random_suffix() {
+  static std::mt19937 generator{std::random_device{}()};
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string suffix;
+  for (int i = 0; i < 8; ++i) suffix += letters[generator() % (sizeof letters - 1)];
+  return suffix;
+}
+
+IoError cannot_write(const std::string& path, int error) {
+  return IoError("cannot write " + path + ": " + std::strerror(error));
+}
+
+int open_in_place(const std::string& path, const std::string& target) {
+  int fd;
+  do fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) throw cannot_write(path, errno);
+  return fd;
+}
+
+}  // namespace
+
+std::string output_target(const std::string& path) {
+  std::string current = path;
+  for (int depth = 0; depth < 40; ++depth) {  // the kernel's own limit on nested links
+    struct stat st;
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    char link[PATH_MAX];
+    ssize_t n = ::readlink(current.c_str(), link, sizeof link - 1);
+    if (n <= 0) return current;
+    std::string next(link, n);
+    size_t slash = current.rfind('/');
+    if (next[0] != '/' && slash != std::string::npos) next = current.substr(0, slash + 1) + next;
+    current = next;
+  }
+  return current;
+}
+
+OutputFile::OutputFile(const std::string& path) : path_(path), target_(output_target(path)) {
+  struct stat st;
+  const bool exists = ::stat(target_.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {  // a device, a FIFO, a directory (refused by open)
+    fd_ = open_in_place(path_, target_);
+    return;
+  }
+  if (exists && ::access(target_.c_str(), W_OK) != 0) throw cannot_write(path_, errno);
+  const size_t slash = target_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : target_.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? target_ : target_.substr(slash + 1);
+  for (int attempt = 0;; ++attempt) {
+    temporary_ =
+        (slash == std::string::npos ? "" : dir) + "." + name + ".minimt-" + random_suffix();
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ >= 0) break;
+    if ((errno == EEXIST && attempt < 100) || errno == EINTR) continue;
+    const int error = errno;
+    temporary_.clear();
+    // A writable file in a directory we may not add to: write it in place, as before.
+    if (exists && (error == EACCES || error == EPERM)) {
+      fd_ = open_in_place(path_, target_);
+      return;
+    }
+    throw cannot_write(path_, error);
+  }
+  if (exists) ::fchmod(fd_, st.st_mode & 07777);  // replacing a file keeps its permissions
+  slot_ = remember(temporary_);
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temporary_.empty()) {
+    ::unlink(temporary_.c_str());
+    forget(slot_);
+  }
+}
+
+void OutputFile::write(const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+    if (n >= 0) {
+      done += n;
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {  // a non-blocking descriptor
+      pollfd p{fd_, POLLOUT, 0};
+      ::poll(&p, 1, -1);
+    } else if (errno != EINTR) {
+      throw cannot_write(path_, errno);
+    }
+  }
+}
+
+void OutputFile::commit() {
+  if (committed_ || fd_ < 0) return;
+  committed_ = true;
+  // On disk before the rename: a crash right after it must not leave an empty file.
+  if (!temporary_.empty() && ::fsync(fd_) != 0 && errno != EINVAL) throw cannot_write(path_, errno);
+  const int closed = ::close(fd_);
+  fd_ = -1;
+  if (closed != 0 && errno != EINTR) throw cannot_write(path_, errno);
+  if (temporary_.empty()) return;
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0) throw cannot_write(path_, errno);
+  forget(slot_);
+  temporary_.clear();
+}
+
+OutputFileStream::Buffer::Buffer(OutputFile& file) : file_(file) {
+  setp(data_, data_ + sizeof data_);
+}
+
+OutputFileStream::Buffer::int_type OutputFileStream::Buffer::overflow(int_type c) {
+  if (sync() != 0) return traits_type::eof();
+  if (!traits_type::eq_int_type(c, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+  }
+  return traits_type::not_eof(c);
+}
+
+int OutputFileStream::Buffer::sync() {
+  if (pptr() == pbase()) return 0;
+  try {
+    file_.write(std::string(pbase(), pptr()));
+  } catch (const IoError&) {
+    setp(data_, data_ + sizeof data_);
+    return -1;
+  }
+  setp(data_, data_ + sizeof data_);
+  return 0;
+}
+
+OutputFileStream::OutputFileStream(OutputFile& file) : std::ostream(nullptr), buffer_(file) {
+  rdbuf(&buffer_);
+}
+
+OutputFileStream::~OutputFileStream() = default;
+
+}  // namespace minimt

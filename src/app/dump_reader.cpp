@@ -233,13 +233,15 @@ std::vector<std::string> dump_layer_labels(const json& selection_layers, int cou
 
 AttentionDump parse_attention_dump(const json& document, const std::string& name) {
   if (!document.is_object() || document.value(schema::kFormat, json()) != schema::kFormatName)
-    throw Error(name +
-                ": not a minimt attention dump (\"format\" should be \"minimt-attention\"; "
-                "write one with minimt translate --dump-attention)");
+    throw Error(name + ": not a minimt attention dump (\"format\" should be \"minimt-attention\")");
   json version = document.value(schema::kVersionKey, json());
   if (version != schema::kVersion)
-    throw Error(name + ": attention dump version " + version.dump() +
-                " is not supported (this minimt reads version 1)");
+    // Only a number is printed: dumping an arbitrary (perhaps deeply nested) value could recurse
+    // without bound.
+    throw Error(
+        name + ": attention dump version " +
+        (version.is_number() ? version.dump() : std::string("of type ") + version.type_name()) +
+        " is not supported (this minimt reads version 1)");
   AttentionDump dump;
   dump.model = string_field(document, schema::kModel, name);
   const Selection selection = read_selection(document, name, dump);

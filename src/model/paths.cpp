@@ -31,8 +31,9 @@ std::string real_path(const std::string& path) {
   return ::realpath(path.c_str(), buffer) ? std::string(buffer) : std::string();
 }
 
+// The directory itself counts as inside: the regular-file check refuses it.
 bool is_inside(const std::string& real, const std::string& root) {
-  if (root == "/") return true;
+  if (root == "/" || real == root) return true;
   return real.size() > root.size() && real.compare(0, root.size(), root) == 0 &&
          real[root.size()] == '/';
 }

@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-
 #include "minimt/base/error.h"
 #include "minimt/engine/ops.h"
 #include "minimt/model/paths.h"
@@ -12,12 +11,22 @@
 namespace minimt {
 namespace {
 
+// SentencePiece reads the whole file into memory; the largest real vocabularies (250,000
+// pieces) take a few MiB.
+constexpr long long kMaxTokenizerBytes = 64ll << 20;
+
 // side is "source" or "target": the file is named by key 'tokenizer.<side>', and its piece count
 // must equal key '<side>_vocab_size'.
-std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, int expected_size,
-                                          const std::string& config_file, const std::string& side) {
-  if (file_size(path) < 0)
-    throw ModelError(path, "is missing (named by config.json key 'tokenizer." + side + "')");
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& dir, const std::string& relative,
+                                          int expected_size, const std::string& config_file,
+                                          const std::string& side) {
+  const std::string key = "config.json key 'tokenizer." + side + "'";
+  const std::string path = model_file(dir, relative, key);
+  if (file_size(path) > kMaxTokenizerBytes)
+    throw ModelError(path, "is " + std::to_string(file_size(path)) + " bytes, more than the " +
+                               std::to_string(kMaxTokenizerBytes) +
+                               " bytes (64 MiB) minimt reads as a SentencePiece model (named by " +
+                               key + ")");
   auto tokenizer = std::make_unique<Tokenizer>(path);
   if (tokenizer->size() != expected_size)
     throw ModelError(config_file, "key '" + side + "_vocab_size' is " +
@@ -62,17 +71,14 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     throw ModelError(dir, "is not a model directory");
   std::shared_ptr<Model> model(new Model());
   model->directory_ = dir;
-  const std::string config_path = join_path(dir, "config.json");
-  if (file_size(config_path) < 0) throw ModelError(config_path, "is missing");
+  const std::string config_path = model_file(dir, "config.json", "");
   model->config_ = ModelConfig::load(config_path);
   const ModelConfig& c = model->config_;
   model->files_.push_back({config_path, file_size(config_path)});
 
   std::string weights_file = config_path;
   if (c.inline_weights.is_null()) {
-    weights_file = join_path(dir, c.weights_file);
-    if (file_size(weights_file) < 0)
-      throw ModelError(weights_file, "is missing (named by config.json key 'weights')");
+    weights_file = model_file(dir, c.weights_file, "config.json key 'weights'");
     read_safetensors(weights_file, model->store_);
     model->files_.push_back({weights_file, file_size(weights_file)});
   } else {
@@ -84,8 +90,10 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
 
   const std::string source_path = join_path(dir, c.source_tokenizer);
   const std::string target_path = join_path(dir, c.target_tokenizer);
-  model->source_ = load_tokenizer(source_path, c.source_vocab_size, config_path, "source");
-  model->target_ = load_tokenizer(target_path, c.target_vocab_size, config_path, "target");
+  model->source_ =
+      load_tokenizer(dir, c.source_tokenizer, c.source_vocab_size, config_path, "source");
+  model->target_ =
+      load_tokenizer(dir, c.target_tokenizer, c.target_vocab_size, config_path, "target");
   model->files_.push_back({source_path, file_size(source_path)});
   if (target_path != source_path) model->files_.push_back({target_path, file_size(target_path)});
   return model;

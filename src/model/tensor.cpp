@@ -5,11 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "minimt/base/error.h"
+#include "minimt/model/untrusted_json.h"
 
 namespace minimt {
 
@@ -28,8 +31,37 @@ int64_t element_count(const Shape& shape) {
   return count;
 }
 
+namespace {
+
+// Exponent bits all set: infinity or NaN.
+bool exponent_all_ones(const float* value) {
+  uint32_t bits;
+  std::memcpy(&bits, value, sizeof bits);
+  return (bits & 0x7f800000u) == 0x7f800000u;
+}
+
+}  // namespace
+
+int64_t first_non_finite(const float* data, int64_t count) {
+  constexpr int64_t kBlock = 4096;  // a whole block is tested without branches (vectorized)
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t end = std::min(count, start + kBlock);
+    bool any = false;
+    for (int64_t i = start; i < end; ++i) any |= exponent_all_ones(data + i);
+    if (!any) continue;
+    for (int64_t i = start; i < end; ++i)
+      if (exponent_all_ones(data + i)) return i;
+  }
+  return -1;
+}
+
+std::string non_finite_text(float value) {
+  if (std::isnan(value)) return "NaN";
+  return value > 0 ? "+inf" : "-inf";
+}
+
 MappedFile::MappedFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // never wait on a FIFO
   if (fd < 0) throw ModelError(path, std::string("cannot open the file: ") + std::strerror(errno));
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -84,7 +116,7 @@ void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,
                          TensorStore& store) {
   for (const auto& [name, tensor] : tensors.items()) {
     auto fail = [&](const std::string& what) {
-      throw ModelError(file, "inline tensor '" + name + "' " + what);
+      throw ModelError(file, "inline tensor '" + printable(name) + "' " + what);
     };
     if (!tensor.is_object() || !tensor.contains("shape") || !tensor.contains("data"))
       fail("must be an object with \"shape\" and \"data\"");
@@ -108,6 +140,10 @@ void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,
       if (!value.is_number()) fail("has a value that is not a number");
       values.push_back(value.get<float>());
     }
+    // A JSON number past the float range (1e39) becomes an infinity here.
+    if (int64_t bad = first_non_finite(values.data(), count); bad >= 0)
+      fail("has " + non_finite_text(values[bad]) + " at element " + std::to_string(bad) + " (" +
+           describe_json(data_json[bad]) + "); weights must be finite floats");
     store.add_owned(name, std::move(shape), std::move(values));
   }
 }

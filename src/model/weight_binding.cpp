@@ -3,6 +3,7 @@
 #include <set>
 
 #include "minimt/base/error.h"
+#include "minimt/model/untrusted_json.h"
 
 namespace minimt {
 namespace {
@@ -47,7 +48,8 @@ class WeightBinder {
   void reject_unknown() const {
     for (const auto& [name, view] : store_.all())
       if (!used_.count(name))
-        throw ModelError(file_, "tensor '" + name + "' is not part of format v1 for this config");
+        throw ModelError(
+            file_, "tensor '" + printable(name) + "' is not part of format v1 for this config");
   }
 
   long long parameters() const { return parameters_; }

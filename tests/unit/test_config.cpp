@@ -1,8 +1,14 @@
-// ModelConfig: parsing config.json of format v1, its defaults, and one clear error per bad key.
-#include <catch2/catch.hpp>
+// ModelConfig: parsing config.json of format v1, its defaults, one clear error per bad key, and
+// hostile files (deep nesting, FIFOs, oversized files); model_file: paths stay in the directory.
+#include <sys/stat.h>
 
-#include "minimt/model/config.h"
+#include <catch2/catch.hpp>
+#include <chrono>
+
 #include "minimt/base/error.h"
+#include "minimt/model/config.h"
+#include "minimt/model/paths.h"
+#include "minimt/model/untrusted_json.h"
 #include "test_support.h"
 
 using namespace minimt;
@@ -227,4 +233,117 @@ TEST_CASE("config: load() names the file when it is missing or not JSON", "[conf
 
   minimt::test::write_file(broken, small_config().dump());
   CHECK(ModelConfig::load(broken).d_model == 8);
+}
+
+// ---------------------------------------------------------------------------- hostile input
+
+TEST_CASE("config: nesting past the limit is refused before parsing, naming the key",
+          "[config][hostile]") {
+  minimt::test::TempDir dir;
+  const std::string path = dir.file("config.json");
+  for (int depth : {33, 100000}) {
+    json config = small_config();
+    config["d_model"] = "@";
+    std::string text = config.dump();
+    text.replace(text.find("\"@\""), 3, std::string(depth - 1, '[') + std::string(depth - 1, ']'));
+    minimt::test::write_file(path, text);
+    std::string message = error_of([&] { ModelConfig::load(path); });
+    CHECK_THAT(message, Catch::StartsWith(path + ": key 'd_model' nests arrays and objects "
+                                                 "more than 32 deep"));
+  }
+  minimt::test::write_file(path, std::string(5000000, '['));
+  CHECK(error_of([&] { ModelConfig::load(path); }) ==
+        path + ": nests arrays and objects more than 32 deep (at byte 32)");
+}
+
+TEST_CASE("config: an array or object in a message is named, never dumped", "[config][hostile]") {
+  // 31 levels (32 with the document) parse; the message must not contain the value.
+  json deep = json::array();
+  for (int i = 0; i < 30; ++i) deep = json::array({deep});
+  std::string message = config_error({{"d_model", deep}});
+  CHECK_THAT(message, Catch::EndsWith("key 'd_model' must be an integer, got an array"));
+  CHECK_THAT(config_error({{"scale_embeddings", {{"a", 1}}}}),
+             Catch::EndsWith("must be true or false, got an object"));
+  CHECK_THAT(config_error({{"d_model", 18446744073709551615ull}}),
+             Catch::EndsWith("must be between 1 and 65536, got 18446744073709551615"));
+  message = config_error({{"activation", std::string(100000, 'x') + "\n"}});
+  CHECK(message.size() < 300);
+  CHECK(message.find('\n') == std::string::npos);
+}
+
+TEST_CASE("config: load() refuses a FIFO, a directory and a file over 8 MiB without reading",
+          "[config][hostile]") {
+  minimt::test::TempDir dir;
+  const std::string fifo = dir.file("fifo.json");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto start = std::chrono::steady_clock::now();
+  CHECK(error_of([&] { ModelConfig::load(fifo); }) == fifo + ": is not a regular file (a FIFO)");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK(error_of([&] { ModelConfig::load(dir.path()); }) ==
+        dir.path() + ": is not a regular file (a directory)");
+  const std::string big = dir.file("big.json");
+  minimt::test::write_file(big, std::string((8 << 20) + 1, ' '));
+  CHECK(error_of([&] { ModelConfig::load(big); }) ==
+        big + ": is 8388609 bytes, more than the 8388608 bytes (8 MiB) minimt reads");
+}
+
+TEST_CASE("untrusted json: the depth scan skips brackets inside strings", "[config][hostile]") {
+  std::string nested = std::string(32, '[') + std::string(32, ']');
+  CHECK_FALSE(find_too_deep(nested.data(), nested.size()).has_value());
+  nested = "[" + nested + "]";
+  auto deep = find_too_deep(nested.data(), nested.size());
+  REQUIRE(deep.has_value());
+  CHECK(deep->offset == 32);
+  CHECK(deep->top_key.empty());
+  const std::string strings = R"({"k\"[[": "[[[[[[", "key": [[["]]]]]]"]]]})";
+  CHECK_FALSE(find_too_deep(strings.data(), strings.size(), 4).has_value());
+  deep = find_too_deep(strings.data(), strings.size(), 3);
+  REQUIRE(deep.has_value());
+  CHECK(deep->top_key == "key");
+  const std::string unbalanced = "]]]]" + std::string(40, '[');
+  CHECK_FALSE(find_too_deep(unbalanced.data(), unbalanced.size()).has_value());  // parser stops
+}
+
+TEST_CASE("untrusted json: printable escapes control characters and cuts long text",
+          "[config][hostile]") {
+  CHECK(printable("a\nb\x7f") == "a\\x0ab\\x7f");
+  CHECK(printable(std::string(100, 'x'), 10) == "xxxxxxxxxx...");
+  CHECK(printable(std::string(10, 'x'), 10) == "xxxxxxxxxx");
+  // "é" is two bytes: a cut after its first byte keeps the whole character.
+  CHECK(printable("aaaaaaaaa\xc3\xa9zz", 10) == "aaaaaaaaa\xc3\xa9...");
+  CHECK(describe_json(json::array({json::array({1})})) == "an array");
+  CHECK(describe_json(json("a\tb")) == "\"a\\x09b\"");
+  CHECK(describe_json(json(2.5)) == "2.5");
+}
+
+TEST_CASE("paths: model_file keeps every file inside the model directory", "[paths][hostile]") {
+  minimt::test::TempDir outside, dir;
+  minimt::test::write_file(outside.file("secret"), "x");
+  minimt::test::write_file(dir.file("real.spm"), "x");
+  REQUIRE(mkdir(dir.file("sub").c_str(), 0700) == 0);
+  minimt::test::write_file(dir.file("sub/w"), "x");
+  REQUIRE(symlink("real.spm", dir.file("inside.spm").c_str()) == 0);
+  REQUIRE(symlink("sub", dir.file("subdir").c_str()) == 0);
+  REQUIRE(symlink(outside.file("secret").c_str(), dir.file("out.spm").c_str()) == 0);
+  REQUIRE(symlink(outside.path().c_str(), dir.file("outdir").c_str()) == 0);
+  REQUIRE(symlink("/dev/zero", dir.file("zero").c_str()) == 0);
+  REQUIRE(mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  const std::string key = "config.json key 'k'";
+  CHECK(model_file(dir.path(), "real.spm", key) == dir.file("real.spm"));
+  CHECK(model_file(dir.path(), "inside.spm", key) == dir.file("inside.spm"));
+  CHECK(model_file(dir.path(), "subdir/w", key) == dir.file("subdir/w"));
+  CHECK(model_file(dir.path() + "/", "./real.spm", key) == dir.path() + "/./real.spm");
+  CHECK(error_of([&] { model_file(dir.path(), "out.spm", key); }) ==
+        dir.file("out.spm") + ": resolves outside the model directory (" + outside.file("secret") +
+            ") (named by config.json key 'k')");
+  CHECK_THAT(error_of([&] { model_file(dir.path(), "outdir/secret", key); }),
+             Catch::Contains("resolves outside the model directory"));
+  CHECK(error_of([&] { model_file(dir.path(), "zero", ""); }) ==
+        dir.file("zero") + ": resolves outside the model directory (/dev/zero)");
+  CHECK(error_of([&] { model_file(dir.path(), "fifo", key); }) ==
+        dir.file("fifo") + ": is not a regular file (a FIFO) (named by config.json key 'k')");
+  CHECK(error_of([&] { model_file(dir.path(), ".", ""); }) ==
+        dir.file(".") + ": is not a regular file (a directory)");
+  CHECK(error_of([&] { model_file(dir.path(), "absent", key); }) ==
+        dir.file("absent") + ": is missing (named by config.json key 'k')");
 }

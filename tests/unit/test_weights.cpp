@@ -192,3 +192,22 @@ TEST_CASE("weights: each bad inline tensor names the file and the tensor", "[wei
     CHECK_THAT(message, Catch::Contains(detail));
   }
 }
+
+TEST_CASE("weights: inline values past the float range are refused as infinities",
+          "[weights][hostile]") {
+  const std::vector<std::pair<json, std::string>> cases = {
+      {json::array({1, 1e39}), "has +inf at element 1 (1e+39); weights must be finite floats"},
+      {json::array({-1e300, 1}), "has -inf at element 0 (-1e+300); weights must be finite floats"},
+  };
+  for (const auto& [data, expected] : cases) {
+    TensorStore store;
+    std::string message = minimt::test::error_of([&] {
+      read_inline_tensors(json{{"x.weight", {{"shape", {2}}, {"data", data}}}}, "m/config.json",
+                          store);
+    });
+    CHECK(message == "m/config.json: inline tensor 'x.weight' " + expected);
+  }
+  TensorStore store;
+  CHECK_NOTHROW(read_inline_tensors(
+      json{{"x.weight", {{"shape", {2}}, {"data", {3.4e38, -3.4e38}}}}}, "m/config.json", store));
+}

@@ -38,6 +38,12 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+// Index of the first NaN or infinity among count floats, or -1. One pass, no branches per value.
+int64_t first_non_finite(const float* data, int64_t count);
+
+// "NaN", "+inf" or "-inf" for a non-finite value.
+std::string non_finite_text(float value);
+
 class TensorStore {
  public:
   // Adds a view into memory that the store keeps alive (a mapping or an owned buffer).

@@ -4,7 +4,7 @@
 # tests/fuzz/corpus/<target>/, and prints executions, corpus size and findings per target.
 #   tools/fuzz.sh [SECONDS] [TARGET...]     targets: safetensors config dump model_dir text
 # Environment: FUZZ_JOBS (targets run side by side, default 1); FUZZ_KEEP_GOING=1 keeps fuzzing
-# after a finding (libFuzzer fork mode). Findings land in build-fuzz/findings/<target>/, the
+# after a finding (libFuzzer fork mode); FUZZ_SKIP_BUILD=1 runs what is built. Findings land in build-fuzz/findings/<target>/, the
 # grown corpus in build-fuzz/corpus/<target>/, each run's log in build-fuzz/logs/<target>.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,10 +18,11 @@ if ! command -v clang++ >/dev/null || ! compgen -G "/usr/lib/llvm-*/lib/clang/*/
   exit 1
 fi
 build=build-fuzz
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMINIMT_FUZZ=ON \
+[[ "${FUZZ_SKIP_BUILD:-0}" == 1 ]] || CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMINIMT_FUZZ=ON \
   -DBUILD_TESTING=OFF >/dev/null
 names=("${targets[@]/#/fuzz_}")
-cmake --build "$build" -j"$(nproc)" --target "${names[@]}" >"$build/build.log" 2>&1 || {
+[[ "${FUZZ_SKIP_BUILD:-0}" == 1 ]] ||
+  cmake --build "$build" -j"$(nproc)" --target "${names[@]}" >"$build/build.log" 2>&1 || {
   cat "$build/build.log" >&2
   exit 1
 }
@@ -32,7 +33,7 @@ run() {  # one target: fuzz, then one summary line
   local keep=()
   [[ "${FUZZ_KEEP_GOING:-0}" == 1 ]] && keep=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   ASAN_OPTIONS=detect_leaks=1:print_stacktrace=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    "$build/fuzz_$target" "${keep[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+    "$build/tests/fuzz/fuzz_$target" "${keep[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="$findings/" -print_final_stats=1 "$corpus" "tests/fuzz/corpus/$target" \
     >"$log" 2>&1 || true
   local execs
@@ -48,6 +49,6 @@ for target in "${targets[@]}"; do
 done
 wait
 if compgen -G "$build/findings/*/*" >/dev/null; then
-  echo "fuzz: findings in $build/findings/ (reproduce: $build/fuzz_<target> FILE)" >&2
+  echo "fuzz: findings in $build/findings/ (reproduce: $build/tests/fuzz/fuzz_<target> FILE)" >&2
   exit 1
 fi

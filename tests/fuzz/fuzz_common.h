@@ -16,20 +16,21 @@
 
 namespace minimt_fuzz {
 
-// A private directory for this process, removed at exit.
-inline const std::string& scratch_dir() {
-  static const std::string dir = [] {
-    std::string pattern = "/tmp/minimt-fuzz-XXXXXX";
-    if (!mkdtemp(pattern.data())) std::abort();
-    std::string made = pattern;
-    std::atexit([] { std::system(("rm -rf " + scratch_dir()).c_str()); });
-    return made;
+// A private directory for this process, removed at exit (a plain buffer: static strings may be
+// destroyed before the atexit handler runs).
+inline const char* scratch_dir() {
+  static char dir[] = "/tmp/minimt-fuzz-XXXXXX";
+  static const bool made = [] {
+    if (!mkdtemp(dir)) std::abort();
+    std::atexit([] { std::system((std::string("rm -rf ") + dir).c_str()); });
+    return true;
   }();
+  (void)made;
   return dir;
 }
 
 inline std::string write_file(const std::string& name, const uint8_t* data, size_t size) {
-  std::string path = scratch_dir() + "/" + name;
+  std::string path = std::string(scratch_dir()) + "/" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   if (!out) std::abort();

@@ -10,7 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string dir = [] {
-    std::string made = minimt_fuzz::scratch_dir() + "/model";
+    std::string made = std::string(minimt_fuzz::scratch_dir()) + "/model";
     std::filesystem::create_directories(made);
     std::filesystem::copy_file(MINIMT_HAND_MODEL "/vocab.spm", made + "/vocab.spm",
                                std::filesystem::copy_options::overwrite_existing);

@@ -30,6 +30,23 @@ def safetensors(tensors, dtype="F32"):
     return struct.pack("<Q", len(text)) + text + blob
 
 
+def handmade_dump():
+    src, dec, out = ["\u2581a", "\u2581b", "</s>"], ["</s>", "\u2581a"], ["\u2581a", "</s>"]
+    square = lambda n: [[round(1.0 / n, 3)] * n for _ in range(n)]
+    cross = [[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]]
+    sentence = {"source": "a b", "translation": "a", "source_tokens": src,
+                "decoder_input_tokens": dec, "output_tokens": out,
+                "encoder_self_attention": [[square(3), square(3)]],
+                "decoder_self_attention": [[[[1.0, 0.0], [0.5, 0.5]]] * 2],
+                "cross_attention": [[cross, cross]]}
+    return {"format": "minimt-attention", "version": 1, "model": "hand-model",
+            "selection": {"types": ["encoder", "decoder", "cross"], "layers": None,
+                          "heads": [0, 1]},
+            "sentences": [sentence, {"source": "\udcff", "error": "invalid UTF-8 at byte 0"},
+                          {"source": "", "translation": "", "source_tokens": [],
+                           "decoder_input_tokens": [], "output_tokens": []}]}
+
+
 def write(target, name, data):
     path = HERE / "corpus" / target / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,6 +81,9 @@ def main():
         write("text", f"sentence-{i}", s.encode("utf-8", "surrogateescape")
               if s != "\xff" else b"\xffa")
 
+    if len(sys.argv) < 2:  # no minimt: one dump written here, in the same schema
+        write("dump", "handmade.json", json.dumps(handmade_dump()))
+        return
     minimt = sys.argv[1]
     for name, extra in (("all", []), ("cross-last-layer", ["--dump-types", "cross",
                                                            "--dump-layers", "-1"]),

@@ -173,13 +173,20 @@ std::vector<std::string> dump_layer_labels(const json& selection_layers, int cou
   }
   // The writer keeps every negative layer (it refuses those that do not fit both stacks) and
   // the non-negative ones below the stack's depth: find a depth that leaves `count` layers.
-  int deepest = 0;
-  for (int layer : chosen) deepest = std::max(deepest, layer + 1);
-  for (int depth = 0; depth <= deepest; ++depth) {
+  // Only the depths 0 and layer + 1 change what is kept: try those, shallowest first (trying
+  // every depth up to a huge layer number would hang; layer + 1 may overflow an int).
+  std::vector<long long> sorted(chosen.begin(), chosen.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<long long> depths{0};
+  for (long long layer : sorted)
+    if (layer >= 0) depths.push_back(layer + 1);
+  for (long long depth : depths) {
+    auto below = std::lower_bound(sorted.begin(), sorted.end(), depth) - sorted.begin();
+    if (below != count) continue;
     std::vector<std::string> kept;
     for (int layer : chosen)
       if (layer < depth) kept.push_back(std::to_string(layer));
-    if (static_cast<int>(kept.size()) == count) return kept;
+    return kept;
   }
   return positional();
 }

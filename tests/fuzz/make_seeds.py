@@ -42,7 +42,7 @@ def handmade_dump():
     return {"format": "minimt-attention", "version": 1, "model": "hand-model",
             "selection": {"types": ["encoder", "decoder", "cross"], "layers": None,
                           "heads": [0, 1]},
-            "sentences": [sentence, {"source": "\udcff", "error": "invalid UTF-8 at byte 0"},
+            "sentences": [sentence, {"source": "caf\u00e9", "error": "invalid UTF-8 at byte 0"},
                           {"source": "", "translation": "", "source_tokens": [],
                            "decoder_input_tokens": [], "output_tokens": []}]}
 

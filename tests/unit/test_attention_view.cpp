@@ -257,6 +257,15 @@ TEST_CASE("dump_layer_labels undoes the writer's selection", "[view]") {
   CHECK(dump_layer_labels(json::array({0}), 2) == std::vector<std::string>{"0", "1"});
 }
 
+// Found by tests/fuzz (fuzz_dump): a huge layer number overflowed int and a large one took a
+// loop through every depth up to it (minutes for 1e9).
+TEST_CASE("dump_layer_labels on huge layer numbers", "[view][fuzz]") {
+  CHECK(dump_layer_labels(json::array({2147483647}), 1) == std::vector<std::string>{"2147483647"});
+  CHECK(dump_layer_labels(json::array({1000000000, 0}), 1) == std::vector<std::string>{"0"});
+  CHECK(dump_layer_labels(json::array({1000000000, 0}), 3) ==
+        std::vector<std::string>{"0", "1", "2"});
+}
+
 TEST_CASE("choosing sentences", "[view]") {
   ViewOptions options;
   options.sentences = {3, 1, 3};

@@ -219,7 +219,7 @@ AttentionDump read_attention_dump(std::istream& in, const std::string& name) {
   json document;
   try {
     document = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw Error(name + ": not valid JSON (" + e.what() + ")");
   }
   return parse_attention_dump(document, name);

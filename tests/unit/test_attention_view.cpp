@@ -309,6 +309,11 @@ TEST_CASE("malformed dumps are refused with a message that says where", "[view]"
 
   std::istringstream broken("{\"format\": ");
   CHECK_THROWS_WITH(read_attention_dump(broken, "d.json"), Catch::Contains("not valid JSON"));
+  // Found by fuzz_dump: a number too large for a double is nlohmann's out_of_range, not a
+  // parse_error, and escaped as an internal error.
+  std::istringstream huge("{\"format\": \"minimt-attention\", \"model\": 4e4444444}");
+  CHECK_THROWS_WITH(read_attention_dump(huge, "d.json"),
+                    Catch::Contains("d.json: not valid JSON") && Catch::Contains("4e4444444"));
 }
 
 TEST_CASE("a dump without a selection object is read from its shapes", "[view]") {

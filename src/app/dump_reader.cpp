@@ -216,9 +216,17 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
 }
 
 AttentionDump read_attention_dump(std::istream& in, const std::string& name) {
+  // A dump nests 6 levels deep; far deeper input would overflow the stack when copied.
+  constexpr int kMaxDepth = 64;
+  auto limit_depth = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxDepth)
+      throw Error(name + ": not valid JSON (nested deeper than " + std::to_string(kMaxDepth) +
+                  " levels)");
+    return true;
+  };
   json document;
   try {
-    document = json::parse(in);
+    document = json::parse(in, limit_depth);
   } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw Error(name + ": not valid JSON (" + e.what() + ")");
   }

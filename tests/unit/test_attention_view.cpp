@@ -314,6 +314,11 @@ TEST_CASE("malformed dumps are refused with a message that says where", "[view]"
   std::istringstream huge("{\"format\": \"minimt-attention\", \"model\": 4e4444444}");
   CHECK_THROWS_WITH(read_attention_dump(huge, "d.json"),
                     Catch::Contains("d.json: not valid JSON") && Catch::Contains("4e4444444"));
+  // And deep nesting overflowed the stack (fuzz_dump).
+  std::istringstream deep("{\"format\": \"minimt-attention\", \"version\": " +
+                          std::string(100000, '[') + std::string(100000, ']') + "}");
+  CHECK_THROWS_WITH(read_attention_dump(deep, "d.json"),
+                    Catch::Contains("d.json: not valid JSON (nested deeper than 64 levels)"));
 }
 
 TEST_CASE("a dump without a selection object is read from its shapes", "[view]") {

@@ -7,8 +7,13 @@
 #      it: OpenBLAS's own pick (OPENBLAS_CORETYPE unset), Haswell (AVX2), SkylakeX (where the CPU
 #      has AVX-512), each with minimt's packed kernel and with MINIMT_KERNELS=openblas; and
 #      minimt's avx2 and generic kernels.
+# --sanitize: instead, every test on an ASan+UBSan build in build-sanitize/ (tests/sanitize/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ "${1:-}" == "--sanitize" ]]; then  # every test on an ASan+UBSan build in build-sanitize/
+  shift
+  exec tests/sanitize/run.sh "$@"
+fi
 tools/setup.sh --packages "chromium"
 tools/check-floors.sh build
 

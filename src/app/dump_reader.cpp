@@ -220,13 +220,20 @@ std::vector<std::string> dump_layer_labels(const json& selection_layers, int cou
   }
   // The writer keeps every negative layer (it refuses those that do not fit both stacks) and
   // the non-negative ones below the stack's depth: find a depth that leaves `count` layers.
-  int deepest = 0;
-  for (int layer : chosen) deepest = std::max(deepest, layer + 1);
-  for (int depth = 0; depth <= deepest; ++depth) {
+  // Only the depths 0 and layer + 1 change what is kept: try those, shallowest first (trying
+  // every depth up to a huge layer number would hang; layer + 1 may overflow an int).
+  std::vector<long long> sorted(chosen.begin(), chosen.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<long long> depths{0};
+  for (long long layer : sorted)
+    if (layer >= 0) depths.push_back(layer + 1);
+  for (long long depth : depths) {
+    auto below = std::lower_bound(sorted.begin(), sorted.end(), depth) - sorted.begin();
+    if (below != count) continue;
     std::vector<std::string> kept;
     for (int layer : chosen)
       if (layer < depth) kept.push_back(std::to_string(layer));
-    if (static_cast<int>(kept.size()) == count) return kept;
+    return kept;
   }
   return positional();
 }
@@ -262,10 +269,18 @@ AttentionDump read_attention_dump(std::istream& in, const std::string& name) {
   if (size > kMaxDumpBytes) throw too_large(name);
   LimitedInput limited(*in.rdbuf(), name);  // for a pipe, whose size is only known at its end
   std::istream bounded(&limited);
+  // A dump nests 6 levels deep; far deeper input would overflow the stack when copied.
+  constexpr int kMaxDepth = 64;
+  auto limit_depth = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxDepth)
+      throw Error(name + ": not valid JSON (nested deeper than " + std::to_string(kMaxDepth) +
+                  " levels)");
+    return true;
+  };
   json document;
   try {
-    document = json::parse(bounded);
-  } catch (const json::parse_error& e) {
+    document = json::parse(bounded, limit_depth);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw Error(name + ": not valid JSON (" + e.what() + ")");
   }
   return parse_attention_dump(document, name);

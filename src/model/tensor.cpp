@@ -115,7 +115,7 @@ const TensorView* TensorStore::find(const std::string& name) const {
 void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,
                          TensorStore& store) {
   for (const auto& [name, tensor] : tensors.items()) {
-    auto fail = [&](const std::string& what) {
+    auto fail = [&, &name = name](const std::string& what) {
       throw ModelError(file, "inline tensor '" + printable(name) + "' " + what);
     };
     if (!tensor.is_object() || !tensor.contains("shape") || !tensor.contains("data"))

@@ -257,6 +257,15 @@ TEST_CASE("dump_layer_labels undoes the writer's selection", "[view]") {
   CHECK(dump_layer_labels(json::array({0}), 2) == std::vector<std::string>{"0", "1"});
 }
 
+// Found by tests/fuzz (fuzz_dump): a huge layer number overflowed int and a large one took a
+// loop through every depth up to it (minutes for 1e9).
+TEST_CASE("dump_layer_labels on huge layer numbers", "[view][fuzz]") {
+  CHECK(dump_layer_labels(json::array({2147483647}), 1) == std::vector<std::string>{"2147483647"});
+  CHECK(dump_layer_labels(json::array({1000000000, 0}), 1) == std::vector<std::string>{"0"});
+  CHECK(dump_layer_labels(json::array({1000000000, 0}), 3) ==
+        std::vector<std::string>{"0", "1", "2"});
+}
+
 TEST_CASE("choosing sentences", "[view]") {
   ViewOptions options;
   options.sentences = {3, 1, 3};
@@ -300,6 +309,16 @@ TEST_CASE("malformed dumps are refused with a message that says where", "[view]"
 
   std::istringstream broken("{\"format\": ");
   CHECK_THROWS_WITH(read_attention_dump(broken, "d.json"), Catch::Contains("not valid JSON"));
+  // Found by fuzz_dump: a number too large for a double is nlohmann's out_of_range, not a
+  // parse_error, and escaped as an internal error.
+  std::istringstream huge("{\"format\": \"minimt-attention\", \"model\": 4e4444444}");
+  CHECK_THROWS_WITH(read_attention_dump(huge, "d.json"),
+                    Catch::Contains("d.json: not valid JSON") && Catch::Contains("4e4444444"));
+  // And deep nesting overflowed the stack (fuzz_dump).
+  std::istringstream deep("{\"format\": \"minimt-attention\", \"version\": " +
+                          std::string(100000, '[') + std::string(100000, ']') + "}");
+  CHECK_THROWS_WITH(read_attention_dump(deep, "d.json"),
+                    Catch::Contains("d.json: not valid JSON (nested deeper than 64 levels)"));
 }
 
 TEST_CASE("a dump without a selection object is read from its shapes", "[view]") {

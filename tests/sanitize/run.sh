@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tools/test.sh --sanitize: builds minimt and its tests with AddressSanitizer, LeakSanitizer and
+# UBSan (MINIMT_SANITIZE=ON) into build-sanitize/, then runs the whole ctest suite there. Any
+# sanitizer report fails the run: the process aborts (a status no test expects), and the report
+# also goes to build-sanitize/sanitizer-logs/, which must be empty at the end (so a report in a
+# test that only checks for "some failure" still counts). Arguments go to ctest.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tools/setup.sh --packages "chromium"  # the Debian packages (and build/, quick when up to date)
+
+build=build-sanitize
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMINIMT_SANITIZE=ON >/dev/null
+cmake --build "$build" -j"$(nproc)" >"$build/build.log" 2>&1 || {
+  cat "$build/build.log" >&2
+  exit 1
+}
+
+logs=$PWD/$build/sanitizer-logs
+rm -rf "$logs" && mkdir -p "$logs"
+common="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_path=$logs/report"
+export ASAN_OPTIONS="$common:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="$common"
+export LSAN_OPTIONS="suppressions=$PWD/tests/sanitize/lsan.supp:print_suppressions=0"
+
+status=0
+(cd "$build" && ctest --output-on-failure -j2 "$@") || status=$?
+if compgen -G "$logs/report*" >/dev/null; then
+  echo "sanitize: sanitizer reports (from $logs):" >&2
+  cat "$logs"/report* >&2
+  status=1
+fi
+exit $status

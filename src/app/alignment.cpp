@@ -4,10 +4,10 @@
 #include <cstring>
 #include <iterator>
 
+#include "minimt/app/translator.h"
 #include "minimt/base/error.h"
 #include "minimt/base/from_end.h"
 #include "minimt/model/model.h"
-#include "minimt/app/translator.h"
 
 namespace minimt {
 

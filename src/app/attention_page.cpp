@@ -7,10 +7,10 @@
 #include <set>
 #include <sstream>
 
+#include "app/view_text.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/base/error.h"
 #include "minimt/base/json_writer.h"
-#include "app/view_text.h"
 
 namespace minimt {
 namespace {

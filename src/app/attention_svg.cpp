@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <map>
 
+#include "app/view_text.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/base/error.h"
-#include "app/view_text.h"
 
 namespace minimt {
 namespace {

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "minimt/base/error.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
-#include "minimt/base/error.h"
 #include "test_support.h"
 
 using namespace minimt;

@@ -11,12 +11,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "minimt/model/weight_binding.h"
+#include "minimt/app/translator.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
-#include "minimt/model/model.h"
 #include "minimt/engine/search.h"
-#include "minimt/app/translator.h"
+#include "minimt/model/model.h"
+#include "minimt/model/weight_binding.h"
 #include "test_support.h"
 
 using namespace minimt;

@@ -147,7 +147,7 @@ TEST_CASE("safetensors: BF16 is widened to F32 exactly", "[safetensors]") {
   CHECK(v[0] == 1.0f);
   CHECK(v[1] == -3.0f);
   CHECK(v[2] == 3.140625f);
-  CHECK(v[3] == std::ldexp(1.0f, -133));  // bf16 keeps F32's subnormals
+  CHECK(v[3] == std::ldexp(1.0f, -133));    // bf16 keeps F32's subnormals
   CHECK(v[4] == -std::ldexp(255.0f, 120));  // the most negative finite bf16
   CHECK(v[5] == 0.0f);
 }

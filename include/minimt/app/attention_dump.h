@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "minimt/app/dump_schema.h"
-#include "minimt/model/model.h"
 #include "minimt/app/translator.h"
+#include "minimt/model/model.h"
 
 namespace minimt {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "minimt/model/config.h"
 #include "minimt/engine/packed_gemm.h"
 #include "minimt/engine/packed_weights.h"
+#include "minimt/engine/weights.h"
+#include "minimt/model/config.h"
 #include "minimt/model/tensor.h"
 #include "minimt/model/tokenizer.h"
-#include "minimt/engine/weights.h"
 
 namespace minimt {
 

@@ -11,9 +11,18 @@ set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 # architecture-independent and stay under /usr.
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 
+# Debian 12's libsentencepiece0 and libsentencepiece-dev are not Multi-Arch: same, so their
+# arm64 versions would replace the amd64 ones the x86 build needs. tools/cross-check.sh unpacks
+# them instead into MINIMT_ARM64_ROOT (a directory holding usr/), whose .pc files come first.
+set(arm64_pkgconfig /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
+if(MINIMT_ARM64_ROOT)
+  list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES MINIMT_ARM64_ROOT)
+  set(arm64_pkgconfig ${MINIMT_ARM64_ROOT}/usr/lib/aarch64-linux-gnu/pkgconfig:${arm64_pkgconfig})
+endif()
+
 # pkg-config (SentencePiece, OpenBLAS) sees only the arm64 .pc files and the
 # architecture-independent ones. The variables are set here because configure runs pkg-config.
-set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
+set(ENV{PKG_CONFIG_LIBDIR} ${arm64_pkgconfig})
 set(ENV{PKG_CONFIG_PATH} "")
 
 # Programs built here run on x86-64 through qemu-user (ctest, try_run).

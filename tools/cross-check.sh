@@ -12,8 +12,12 @@ cd "$(dirname "$0")/.."
 build=build-arm64
 host_packages=(cmake make pkg-config g++-aarch64-linux-gnu qemu-user libcli11-dev
   nlohmann-json3-dev catch2)
-arm64_packages=(libopenblas-dev:arm64 libsentencepiece-dev:arm64)
-qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+arm64_packages=(libopenblas-dev:arm64)
+# Not Multi-Arch: same in Debian 12: installing them would remove the amd64 ones (and
+# python3-sentencepiece) that the x86 build and tests need, so they are unpacked into $root.
+unpacked_packages=(libsentencepiece0:arm64 libsentencepiece-dev:arm64)
+root=$PWD/$build/arm64-root
+qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E "LD_LIBRARY_PATH=$root/usr/lib/aarch64-linux-gnu")
 
 timings=()
 step_start=0
@@ -64,9 +68,22 @@ install_missing() {
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# The packages' files go to $root (dpkg does not know of them); .pc prefixes point there.
+unpack_conflicting() {
+  local pc=$root/usr/lib/aarch64-linux-gnu/pkgconfig/sentencepiece.pc
+  [[ -f $pc ]] && return 0
+  mkdir -p "$build/debs" "$root"
+  (cd "$build/debs" && apt-get download -q "${unpacked_packages[@]}" >download.log 2>&1) ||
+    fail "apt-get download ${unpacked_packages[*]} failed (log in $build/debs/download.log)"
+  for deb in "$build"/debs/*.deb; do dpkg-deb -x "$deb" "$root"; done
+  sed -i "s|^prefix=/usr\$|prefix=$root/usr|" "$pc"
+  grep -q "^prefix=$root/usr\$" "$pc" || fail "could not point $pc at $root"
+}
+
 build_arm64() {
+  unpack_conflicting
   if [[ ! -f $build/CMakeCache.txt ]]; then
-    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMINIMT_ARM64_ROOT="$root" \
       -DCMAKE_TOOLCHAIN_FILE="$PWD/tools/aarch64-toolchain.cmake" >/dev/null
   fi
   if ! cmake --build "$build" -j"$(nproc)" --target minimt minimt_tests >"$build/build.log" 2>&1; then

@@ -17,7 +17,10 @@ arm64_packages=(libopenblas-dev:arm64)
 # python3-sentencepiece) that the x86 build and tests need, so they are unpacked into $root.
 unpacked_packages=(libsentencepiece0:arm64 libsentencepiece-dev:arm64)
 root=$PWD/$build/arm64-root
-qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E "LD_LIBRARY_PATH=$root/usr/lib/aarch64-linux-gnu")
+# OPENBLAS_NUM_THREADS=1: under qemu-user 7.2 the arm64 OpenBLAS with its thread pool spins for
+# minutes at load and exit (even a program that only prints its core name); one thread starts at once.
+qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E "LD_LIBRARY_PATH=$root/usr/lib/aarch64-linux-gnu"
+  -E OPENBLAS_NUM_THREADS=1)
 
 timings=()
 step_start=0
@@ -31,8 +34,10 @@ end_step() {
   timings+=("$(printf '%-28s %6d.%d s' "$step_name" $((tenths / 10)) $((tenths % 10)))")
   step_name=""
 }
+finished=0
 report() {
   local status=$?
+  ((finished)) || ((status)) || status=1
   echo "== timings" >&2
   for line in "${timings[@]}"; do echo "  $line" >&2; done
   if ((status != 0)); then
@@ -42,6 +47,7 @@ report() {
   fi
 }
 trap report EXIT
+trap 'exit 143' TERM INT
 fail() {
   echo "cross-check: $*" >&2
   exit 1
@@ -140,3 +146,4 @@ end_step
 start_step "translate (qemu)"
 check_translation
 end_step
+finished=1

@@ -26,4 +26,6 @@ set(ENV{PKG_CONFIG_LIBDIR} ${arm64_pkgconfig})
 set(ENV{PKG_CONFIG_PATH} "")
 
 # Programs built here run on x86-64 through qemu-user (ctest, try_run).
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64;-L;/usr/aarch64-linux-gnu)
+# The multiarch loader /lib/ld-linux-aarch64.so.1 (libc6:arm64) is used, not -L
+# /usr/aarch64-linux-gnu, whose loader does not match libc6:arm64's libc.so.6.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64)

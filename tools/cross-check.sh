@@ -12,15 +12,15 @@ cd "$(dirname "$0")/.."
 build=build-arm64
 host_packages=(cmake make pkg-config g++-aarch64-linux-gnu qemu-user libcli11-dev
   nlohmann-json3-dev catch2)
-arm64_packages=(libopenblas-dev:arm64)
+arm64_packages=(libc6:arm64 libopenblas-dev:arm64)
 # Not Multi-Arch: same in Debian 12: installing them would remove the amd64 ones (and
 # python3-sentencepiece) that the x86 build and tests need, so they are unpacked into $root.
 unpacked_packages=(libsentencepiece0:arm64 libsentencepiece-dev:arm64)
 root=$PWD/$build/arm64-root
-# OPENBLAS_NUM_THREADS=1: under qemu-user 7.2 the arm64 OpenBLAS with its thread pool spins for
-# minutes at load and exit (even a program that only prints its core name); one thread starts at once.
-qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E "LD_LIBRARY_PATH=$root/usr/lib/aarch64-linux-gnu"
-  -E OPENBLAS_NUM_THREADS=1)
+# No -L /usr/aarch64-linux-gnu: that dynamic loader (libc6-arm64-cross) would load libc6:arm64's
+# libc.so.6 of a different build, and the first pthread_create then spins forever. The loader
+# of libc6:arm64 (/lib/ld-linux-aarch64.so.1, pulled in by libopenblas-dev:arm64) matches it.
+qemu=(qemu-aarch64 -E "LD_LIBRARY_PATH=$root/usr/lib/aarch64-linux-gnu")
 
 timings=()
 step_start=0

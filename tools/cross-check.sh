@@ -45,6 +45,7 @@ report() {
   else
     echo "cross-check: arm64 build, unit tests and translation all passed" >&2
   fi
+  exit "$status"
 }
 trap report EXIT
 trap 'exit 143' TERM INT

@@ -34,135 +34,157 @@ struct PipelineStages {
   std::function<bool(Item&)> write;
 };
 
+// The state the reader, the workers and the writer (the calling thread) share, and each one's
+// loop. run_ordered_pipeline below is the way to use it.
+template <typename Item>
+class OrderedPipeline {
+ public:
+  OrderedPipeline(int threads, int window, const PipelineStages<Item>& stages)
+      : threads_(std::max(threads, 1)), window_(std::max(window, threads_)), stages_(stages) {}
+
+  void run() {
+    start_threads();
+    write_all();
+    join_all();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  const int threads_, window_;
+  const PipelineStages<Item>& stages_;
+  std::mutex mutex_;
+  std::condition_variable reader_cv_, worker_cv_, writer_cv_;
+  std::deque<std::pair<long long, Item>> queued_;  // read, waiting for a worker
+  std::map<long long, Item> finished_;             // worked, waiting for their turn
+  long long read_count_ = 0, written_ = 0;
+  bool input_done_ = false;
+  std::atomic<bool> cancelled_{false};
+  std::exception_ptr error_;
+  std::thread reader_;
+  std::vector<std::thread> workers_;
+
+  void stop(std::exception_ptr failure) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failure && !error_) error_ = failure;
+      cancelled_ = true;
+    }
+    reader_cv_.notify_all();
+    worker_cv_.notify_all();
+    writer_cv_.notify_all();
+  }
+
+  void read_all() {
+    std::exception_ptr failure;
+    try {
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          reader_cv_.wait(lock, [&] { return cancelled_ || read_count_ - written_ < window_; });
+          if (cancelled_) break;
+        }
+        Item item;
+        if (!stages_.read(item, cancelled_)) break;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          queued_.emplace_back(read_count_++, std::move(item));
+        }
+        worker_cv_.notify_one();
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failure && !error_) error_ = failure;
+      input_done_ = true;
+    }
+    worker_cv_.notify_all();
+    writer_cv_.notify_all();
+  }
+
+  void work_all() {
+    try {  // an exception must not leave a thread: work's, or bad_alloc anywhere
+      for (;;) {
+        std::pair<long long, Item> job;
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          worker_cv_.wait(lock, [&] { return cancelled_ || !queued_.empty() || input_done_; });
+          if (cancelled_ || queued_.empty()) return;
+          job = std::move(queued_.front());
+          queued_.pop_front();
+        }
+        stages_.work(job.second);
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          finished_.emplace(job.first, std::move(job.second));
+        }
+        writer_cv_.notify_all();
+      }
+    } catch (...) {
+      stop(std::current_exception());
+    }
+  }
+
+  // The items in read order, on the calling thread.
+  void write_all() {
+    try {
+      for (;;) {
+        Item item;
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          auto ready = [&] { return finished_.count(written_) > 0; };
+          auto all_written = [&] { return input_done_ && written_ == read_count_; };
+          writer_cv_.wait(lock, [&] { return cancelled_ || ready() || all_written(); });
+          if (cancelled_ || !ready()) break;
+          auto at = finished_.find(written_);
+          item = std::move(at->second);
+          finished_.erase(at);
+        }
+        bool go_on = stages_.write(item);
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          ++written_;
+        }
+        reader_cv_.notify_one();
+        if (!go_on) break;
+      }
+    } catch (...) {
+      stop(std::current_exception());
+    }
+  }
+
+  void start_threads() {
+    try {
+      workers_.reserve(threads_);
+      reader_ = std::thread([this] { read_all(); });
+      for (int t = 0; t < threads_; ++t) workers_.emplace_back([this] { work_all(); });
+    } catch (const std::system_error& e) {
+      // Too many threads for the process's limits: end those started, then say which one failed.
+      const size_t started = workers_.size() + (reader_.joinable() ? 1 : 0);
+      join_all();
+      throw std::system_error(e.code(), "cannot start thread " + std::to_string(started + 1) +
+                                            " of " + std::to_string(threads_ + 1));
+    } catch (...) {
+      join_all();
+      throw;
+    }
+  }
+
+  void join_all() {
+    stop(nullptr);  // wakes everyone up; they see `cancelled_` and return
+    if (reader_.joinable()) reader_.join();
+    for (auto& worker : workers_) worker.join();
+  }
+};
+
 // Returns when every item read has been written, or the run was stopped; every thread it
 // started has ended by then. Rethrows the first exception a stage threw. Throws
 // std::system_error "cannot start thread N of M: REASON" when a thread cannot be started (the
 // threads started before it are stopped and joined first).
 template <typename Item>
 void run_ordered_pipeline(int threads, int window, const PipelineStages<Item>& stages) {
-  threads = std::max(threads, 1);
-  window = std::max(window, threads);
-
-  std::mutex mutex;
-  std::condition_variable reader_cv, worker_cv, writer_cv;
-  std::deque<std::pair<long long, Item>> queued;  // read, waiting for a worker
-  std::map<long long, Item> finished;             // worked, waiting for their turn
-  long long read_count = 0, written = 0;
-  bool input_done = false;
-  std::atomic<bool> cancelled{false};
-  std::exception_ptr error;
-
-  auto stop = [&](std::exception_ptr failure) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (failure && !error) error = failure;
-      cancelled = true;
-    }
-    reader_cv.notify_all();
-    worker_cv.notify_all();
-    writer_cv.notify_all();
-  };
-
-  auto read_all = [&] {
-    std::exception_ptr failure;
-    try {
-      for (;;) {
-        {
-          std::unique_lock<std::mutex> lock(mutex);
-          reader_cv.wait(lock, [&] { return cancelled || read_count - written < window; });
-          if (cancelled) break;
-        }
-        Item item;
-        if (!stages.read(item, cancelled)) break;
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          queued.emplace_back(read_count++, std::move(item));
-        }
-        worker_cv.notify_one();
-      }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (failure && !error) error = failure;
-      input_done = true;
-    }
-    worker_cv.notify_all();
-    writer_cv.notify_all();
-  };
-
-  auto work_all = [&] {
-    try {  // an exception must not leave a thread: work's, or bad_alloc anywhere
-      for (;;) {
-        std::pair<long long, Item> job;
-        {
-          std::unique_lock<std::mutex> lock(mutex);
-          worker_cv.wait(lock, [&] { return cancelled || !queued.empty() || input_done; });
-          if (cancelled || queued.empty()) return;
-          job = std::move(queued.front());
-          queued.pop_front();
-        }
-        stages.work(job.second);
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          finished.emplace(job.first, std::move(job.second));
-        }
-        writer_cv.notify_all();
-      }
-    } catch (...) {
-      stop(std::current_exception());
-    }
-  };
-
-  std::thread reader;
-  std::vector<std::thread> workers;
-  auto join_all = [&] {
-    stop(nullptr);  // wakes everyone up; they see `cancelled` and return
-    if (reader.joinable()) reader.join();
-    for (auto& worker : workers) worker.join();
-  };
-  try {
-    workers.reserve(threads);
-    reader = std::thread(read_all);
-    for (int t = 0; t < threads; ++t) workers.emplace_back(work_all);
-  } catch (const std::system_error& e) {
-    // Too many threads for the process's limits: end those started, then say which one failed.
-    const size_t started = workers.size() + (reader.joinable() ? 1 : 0);
-    join_all();
-    throw std::system_error(e.code(), "cannot start thread " + std::to_string(started + 1) +
-                                          " of " + std::to_string(threads + 1));
-  } catch (...) {
-    join_all();
-    throw;
-  }
-
-  try {
-    for (;;) {
-      Item item;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        auto ready = [&] { return finished.count(written) > 0; };
-        auto all_written = [&] { return input_done && written == read_count; };
-        writer_cv.wait(lock, [&] { return cancelled || ready() || all_written(); });
-        if (cancelled || !ready()) break;
-        auto at = finished.find(written);
-        item = std::move(at->second);
-        finished.erase(at);
-      }
-      bool go_on = stages.write(item);
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        ++written;
-      }
-      reader_cv.notify_one();
-      if (!go_on) break;
-    }
-  } catch (...) {
-    stop(std::current_exception());
-  }
-  join_all();
-  if (error) std::rethrow_exception(error);
+  OrderedPipeline<Item>(threads, window, stages).run();
 }
 
 }  // namespace minimt

@@ -90,23 +90,25 @@ std::string relative_path(const ConfigReader& reader, const nlohmann::json& valu
 
 }  // namespace
 
-ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string& file) {
-  if (!json.is_object()) throw ModelError(file, "must hold a JSON object");
-  ConfigReader reader(json, file);
-  ModelConfig c;
+namespace {
 
+// "format" and "format_version".
+void check_format(ConfigReader& reader, const nlohmann::json& json) {
   if (reader.string("format") != "minimt-transformer")
     reader.fail("format", "must be \"minimt-transformer\", got " + describe_json(json["format"]));
   const auto& version = reader.require("format_version");
   if (!version.is_number_integer()) reader.fail("format_version", "must be an integer");
-  if (version.get<long long>() > kFormatVersion)
-    reader.fail("format_version", "is " + describe_json(version) +
-                                      ", newer than this minimt supports (" +
-                                      std::to_string(kFormatVersion) + "); upgrade minimt");
-  if (version.get<long long>() != kFormatVersion)
+  if (version.get<long long>() > ModelConfig::kFormatVersion)
     reader.fail("format_version",
-                "must be " + std::to_string(kFormatVersion) + ", got " + describe_json(version));
+                "is " + describe_json(version) + ", newer than this minimt supports (" +
+                    std::to_string(ModelConfig::kFormatVersion) + "); upgrade minimt");
+  if (version.get<long long>() != ModelConfig::kFormatVersion)
+    reader.fail("format_version", "must be " + std::to_string(ModelConfig::kFormatVersion) +
+                                      ", got " + describe_json(version));
+}
 
+// The architecture's sizes and choices.
+void read_architecture(ConfigReader& reader, const nlohmann::json& json, ModelConfig& c) {
   c.d_model = reader.integer("d_model", 1, kMaxDimension);
   c.num_heads = reader.integer("num_heads", 1, kMaxDimension);
   if (json.contains("head_dim")) {
@@ -144,7 +146,10 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   c.source_vocab_size = reader.integer("source_vocab_size", 1, kMaxVocab);
   c.target_vocab_size = reader.integer("target_vocab_size", 1, kMaxVocab);
   c.tie_output = reader.boolean("tie_output");
+}
 
+// special_tokens and decoder_start_token (after the vocabulary sizes, which bound them).
+void read_special_tokens(ConfigReader& reader, const nlohmann::json& json, ModelConfig& c) {
   const auto& special = reader.require("special_tokens");
   if (!special.is_object()) reader.fail("special_tokens", "must be an object");
   auto special_id = [&](const char* name) {
@@ -161,7 +166,10 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   c.decoder_start_token = json.contains("decoder_start_token")
                               ? reader.integer("decoder_start_token", 0, c.target_vocab_size - 1)
                               : c.special.bos;
+}
 
+// The files the model names: the tokenizers and the weights (or inline weights).
+void read_files(ConfigReader& reader, ModelConfig& c) {
   const auto& tokenizer = reader.require("tokenizer");
   if (!tokenizer.is_object()) reader.fail("tokenizer", "must be an object");
   for (const char* side : {"source", "target"})
@@ -176,6 +184,18 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
     c.weights_file = relative_path(reader, weights, "weights");
   else
     reader.fail("weights", "must be a file name or an object of inline tensors");
+}
+
+}  // namespace
+
+ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string& file) {
+  if (!json.is_object()) throw ModelError(file, "must hold a JSON object");
+  ConfigReader reader(json, file);
+  ModelConfig c;
+  check_format(reader, json);
+  read_architecture(reader, json, c);
+  read_special_tokens(reader, json, c);
+  read_files(reader, c);
   return c;
 }
 

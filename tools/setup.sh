@@ -14,8 +14,10 @@ fi
 
 missing=()
 for package in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+  # One status per installed architecture (a cross-build may add an :arm64 copy); held
+  # packages say "hold ok installed".
+  status=$(dpkg-query -W -f='${Status}\n' "$package" 2>/dev/null || true)
+  grep -q " ok installed$" <<<"$status" || missing+=("$package")
 done
 
 if ((${#missing[@]})); then

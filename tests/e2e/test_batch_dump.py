@@ -34,6 +34,8 @@ def load(path):
         return json.load(f)
 
 
+# One function on purpose: the checks share the model and files set up at its top and read as
+# the list of cases.
 def main():
     minimt = binary_from_argv()
     tally = Tally()

@@ -49,6 +49,8 @@ def strip_time(jsonl):
     return re.sub(rb',"time_ms":[0-9.]+\}', b"}", jsonl)
 
 
+# One function on purpose: the checks share the model and files set up at its top and read as
+# the list of cases.
 def main():
     minimt = binary_from_argv()
     tally = Tally()

@@ -202,6 +202,8 @@ def make_model(python, directory, *options):
         raise SystemExit("FAIL: reference.py random-model: " + result.stderr.decode()[-800:])
 
 
+# One function on purpose: the checks share one browser session and the pages made at its top,
+# and read as the list of cases.
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--minimt", required=True)

@@ -1,3 +1,4 @@
+// Just over 400 lines: the page, SVG and dump-reader cases share the dumps built at the top.
 // The attention page: reading dumps (full, partial, failed and blank sentences), the page's
 // structure (one heatmap per type, layer and head), its labels and its embedded weights.
 #include <catch2/catch.hpp>

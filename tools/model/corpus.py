@@ -30,6 +30,8 @@ Held-out and dev sentences never occur in training, in either surface form
 (the comparison key is the lower-cased English without punctuation).  Training pairs
 are distinct; a sentence may occur in training in both surface forms.
 """
+# Over 400 lines on purpose: most of it is the word lists and the grammar of the toy language,
+# data that reads best in one place.
 import argparse
 import os
 import random

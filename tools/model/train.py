@@ -114,6 +114,8 @@ def lr_at(step, peak, warmup, total):
     return peak * math.sqrt(warmup / (step + 1))
 
 
+# One function on purpose: the training run reads top to bottom (data, model, schedule, loop,
+# checkpoints) as the shipped model's README describes it; its pieces are used nowhere else.
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workdir", default="/var/tmp/minimt-train")

@@ -19,6 +19,8 @@ Interface:
 
 Masks are bool tensors with True = padding. Padding is always on the right.
 """
+# Over 400 lines on purpose: the whole format-v1 Transformer in PyTorch, one module, so that it
+# reads top to bottom against docs/model-format.md.
 
 import json
 import math

@@ -16,6 +16,9 @@ synthetic corpus large enough to give that many pieces.
 bench-steps measures cached decoder steps/s as tools/bench/minimt_bench.cpp does for the
 C++ engine (same sources, same loop, median of 5) and prints one JSON object.
 """
+# Over 400 lines on purpose: the whole PyTorch reference the tests and benchmark use (translation,
+# greedy search, decoder-step timing, the random-model writer) in one file that can be
+# read against the format document.
 
 import argparse
 import io

@@ -294,7 +294,9 @@ def limit_memory(address_space, stack=None):
     def preexec():
         if stack:  # glibc gives each new thread a stack of RLIMIT_STACK bytes
             resource.setrlimit(resource.RLIMIT_STACK, (stack, stack))
-        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        # AddressSanitizer's shadow memory cannot live under an address-space limit (see main).
+        if "ASAN_OPTIONS" not in os.environ:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     return preexec
 
 

@@ -44,23 +44,18 @@ std::string resolve_model_dir(const std::string& option) {
 }
 
 std::shared_ptr<const Model> load_model(const std::string& option) {
+  const char* word = std::getenv("MINIMT_KERNELS");
   LoadOptions options;
-  if (const char* kernel = std::getenv("MINIMT_KERNELS"); kernel && *kernel) {
-    try {
-      if (std::string(kernel) != "auto") options.kernel = parse_linear_kernel(kernel);
-    } catch (const Error& e) {
-      throw Error(std::string("MINIMT_KERNELS: ") + e.what());
-    }
-  }
   try {
-    return Model::load(resolve_model_dir(option), options);
-  } catch (const ModelError&) {
-    throw;
+    options.kernel = choose_linear_kernel(word ? word : "");
   } catch (const Error& e) {
-    if (!linear_kernel_supported(options.kernel))
-      throw Error(std::string("MINIMT_KERNELS=") + to_string(options.kernel) + ": " + e.what());
-    throw;
+    throw Error(std::string("MINIMT_KERNELS: ") + e.what());
   }
+  if (!linear_kernel_supported(options.kernel))
+    throw Error("MINIMT_KERNELS=" + to_string(options.kernel) + ": the " +
+                to_string(options.kernel) + " kernel does not run on this CPU (it runs " +
+                to_string(best_linear_kernel()) + ")");
+  return Model::load(resolve_model_dir(option), options);
 }
 
 }  // namespace minimt::cli

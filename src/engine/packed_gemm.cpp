@@ -32,6 +32,10 @@ LinearKernel parse_linear_kernel(const std::string& word) {
   throw Error("unknown kernel '" + word + "' (expected avx512, avx2, generic or openblas)");
 }
 
+LinearKernel choose_linear_kernel(const std::string& word) {
+  return word.empty() || word == "auto" ? best_linear_kernel() : parse_linear_kernel(word);
+}
+
 bool linear_kernel_supported(LinearKernel kernel) {
 #if defined(__x86_64__)
   __builtin_cpu_init();

@@ -175,8 +175,7 @@ struct TestModel {
 // the suite under each), else the fastest this CPU runs.
 inline LinearKernel test_kernel() {
   const char* word = std::getenv("MINIMT_KERNELS");
-  return word && *word && std::string(word) != "auto" ? parse_linear_kernel(word)
-                                                      : best_linear_kernel();
+  return choose_linear_kernel(word ? word : "");
 }
 
 inline std::unique_ptr<TestModel> random_model(const json& config_json, unsigned seed,

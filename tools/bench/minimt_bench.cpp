@@ -95,8 +95,7 @@ double decoder_step_weight_bytes(const minimt::ModelConfig& c) {
 minimt::LoadOptions load_options() {
   minimt::LoadOptions options;
   const char* kernel = std::getenv("MINIMT_KERNELS");
-  if (kernel && *kernel && std::string(kernel) != "auto")
-    options.kernel = minimt::parse_linear_kernel(kernel);
+  options.kernel = minimt::choose_linear_kernel(kernel ? kernel : "");
   return options;
 }
 

@@ -24,6 +24,9 @@
 namespace minimt::cli {
 namespace {
 
+// The alternatives a dump and the page keep at each output position.
+constexpr int kAlternativesDrawn = 5;
+
 // Warnings of one kind named line by line; the rest are counted at the end.
 constexpr long long kWarningsPerKind = 10;
 
@@ -54,7 +57,9 @@ BatchOptions batch_options(const LineRunArgs& args, uint64_t seed) {
   translate.columns = args.scoring         ? LineColumns::kSourceAndTarget
                       : args.prefix_column ? LineColumns::kSourceAndPrefix
                                            : LineColumns::kSource;
-  translate.alternatives = args.alternatives;
+  // The page shows the most likely tokens at each output position when the mouse is over it.
+  const bool drawn = !args.dump_attention.empty() || !args.view.empty();
+  translate.alternatives = std::max(args.alternatives, drawn ? kAlternativesDrawn : 0);
   return options;
 }
 
@@ -171,6 +176,10 @@ class TranslateRun {
 OutputRecord TranslateRun::make_record(const Translation& t, long long line, double time_ms) const {
   OutputRecord record = make_output_record(model_, t, line, time_ms, args_.scoring);
   record.has_n_best = args_.n_best_given;
+  record.alternatives.resize(args_.alternatives > 0 ? record.alternatives.size() : 0);
+  for (auto& position : record.alternatives)
+    if (position.size() > static_cast<size_t>(args_.alternatives))
+      position.resize(args_.alternatives);
   const bool penalized = args_.length_penalty != 0.0f && !args_.scoring;
   if (penalized) record.ranking_score = t.ranking_score;
   for (size_t r = 0; r < record.n_best.size(); ++r) {

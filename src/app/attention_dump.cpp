@@ -75,8 +75,10 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
        << json_string(model.directory()) << ',' << key(schema::kSelection) << '{'
        << key(schema::kTypes) << '[' << type_list << "]," << key(schema::kLayers)
        << (selection_.layers.empty() ? "null" : join_ints(selection_.layers)) << ','
-       << key(schema::kHeads) << join_ints(heads_) << "},\n"
-       << key(schema::kSentences) << '[';
+       << key(schema::kHeads) << join_ints(heads_) << "},\n";
+  if (!selection_.masked_heads.empty())
+    out_ << key(schema::kMaskedHeads) << json_string(selection_.masked_heads) << ",\n";
+  out_ << key(schema::kSentences) << '[';
 }
 
 bool AttentionDumpWriter::kept(const dump_schema::AttentionType& type) const {

@@ -55,6 +55,8 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
   }
   Encoder encoder(c, model_->weights());
   Decoder decoder(c, model_->weights());
+  encoder.set_head_mask(options.head_mask.get());
+  decoder.set_head_mask(options.head_mask.get());
   EncodedBatch encoded = encoder.forward(sources, records);   // the encoder runs once
   std::vector<DecoderState> states = decoder.start(encoded);  // cross K/V projected once
   const bool scoring = options.columns == LineColumns::kSourceAndTarget;

@@ -22,6 +22,12 @@ void add_list_option(CLI::App& command, const std::string& name, const std::stri
 
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   add_model_option(command, args.model);
+  command
+      .add_option("--mask-heads", args.mask_heads,
+                  "switch heads off: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, "
+                  "LAYER and HEAD numbers (negative from the end) or *; a masked head's weights "
+                  "are multiplied by 0")
+      ->type_name("SPEC");
   if (!args.scoring)
     command
         .add_option("--max-length", args.max_length,

@@ -15,6 +15,7 @@
 #include "cli/path_guard.h"
 #include "minimt/app/alignment.h"
 #include "minimt/app/batch_runner.h"
+#include "minimt/app/head_mask_spec.h"
 #include "minimt/app/line_reader.h"
 #include "minimt/app/output_record.h"
 #include "minimt/app/output_writer.h"
@@ -85,7 +86,7 @@ AlignmentOptions alignment_options(const LineRunArgs& args, const Model& model) 
   return alignment;
 }
 
-DumpSelection dump_selection(const LineRunArgs& args) {
+DumpSelection dump_selection(const LineRunArgs& args, const Model& model) {
   DumpSelection selection;
   if (!args.dump_types.empty()) {
     selection.encoder = selection.decoder = selection.cross = false;
@@ -97,19 +98,22 @@ DumpSelection dump_selection(const LineRunArgs& args) {
   }
   selection.layers = args.dump_layers;
   selection.heads = args.dump_heads;
+  // Written to the dump: its weights are those of the masked model.
+  if (!args.mask_heads.empty())
+    selection.masked_heads = parse_head_mask(args.mask_heads, model.config()).to_string();
   return selection;
 }
 
 std::unique_ptr<DumpFile> open_dump(const LineRunArgs& args, const Model& model) {
   if (args.dump_attention.empty()) return nullptr;
-  return std::make_unique<DumpFile>(args.dump_attention, model, dump_selection(args));
+  return std::make_unique<DumpFile>(args.dump_attention, model, dump_selection(args, model));
 }
 
 std::unique_ptr<ViewFile> open_view(const LineRunArgs& args, const Model& model) {
   if (args.view == "-")
     throw IoError("--view needs a file name: the translations go to standard output");
   if (args.view.empty()) return nullptr;
-  return std::make_unique<ViewFile>(args.view, model, dump_selection(args), args.quiet);
+  return std::make_unique<ViewFile>(args.view, model, dump_selection(args, model), args.quiet);
 }
 
 // Refuses outputs that are an input (-i, standard input redirected from a file, the model's
@@ -271,6 +275,16 @@ int TranslateRun::finish() {
   return failures_ > 0 ? 1 : 0;
 }
 
+// --mask-heads, checked against the model: a wrong SPEC is a usage error.
+std::shared_ptr<const HeadMask> head_mask(const LineRunArgs& args, const Model& model) {
+  if (args.mask_heads.empty()) return nullptr;
+  try {
+    return std::make_shared<const HeadMask>(parse_head_mask(args.mask_heads, model.config()));
+  } catch (const Error& e) {
+    throw UsageError(std::string("--mask-heads: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int run_lines(const LineRunArgs& args) {
@@ -280,9 +294,10 @@ int run_lines(const LineRunArgs& args) {
 
   std::unique_ptr<LineReader> reader;  // opened first: a missing input fails before the model
   if (args.texts.empty()) reader = std::make_unique<LineReader>(args.input);
-  const BatchOptions options = batch_options(args, sampling_seed(args));
+  BatchOptions options = batch_options(args, sampling_seed(args));
   check_batch_limit(options);
   Translator translator(load_model(args.model));
+  options.translate.head_mask = head_mask(args, translator.model());
   check_paths(args, translator.model(), reader.get());
   TranslateRun run(args, translator.model(), reader.get());
 

@@ -132,7 +132,8 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
     else if (record)
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * (t + n));
     multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
-                         c.head_dim, true, context + first, probs, z.scores);
+                         c.head_dim, true, context + first, probs, z.scores,
+                         head_mask_ ? head_mask_->layer(AttentionKind::kDecoder, l) : nullptr);
     if (record && n > 1)
       record_run(probs, n, t + n, heads, l, true, record->decoder_self_steps,
                  record->decoder_self_steps.size() - n);
@@ -163,7 +164,8 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * s);
     multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
                          state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
-                         context + at * width, probs, z.scores);
+                         context + at * width, probs, z.scores,
+                         head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr);
     if (record && n > 1)
       record_run(probs, n, s, heads, l, false, record->cross_steps, record->cross_steps.size() - n);
     at += n;

@@ -51,7 +51,8 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
             record ? record->encoder_self.data() + static_cast<size_t>(l) * heads * s * s : nullptr;
         // Each sentence attends only to its own rows: the same as a padding mask.
         multi_head_attention(q + at, k + at, v + at, s, s, heads, c.head_dim, false, context + at,
-                             probs, z.scores);
+                             probs, z.scores,
+                             head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr);
       }
       ops::linear(layer.self_attn.out, context, rows, out);  // [N, d]
     });

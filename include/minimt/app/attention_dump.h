@@ -17,6 +17,7 @@ namespace minimt {
 struct DumpSelection {
   bool encoder = true, decoder = true, cross = true;
   std::vector<int> layers, heads;
+  std::string masked_heads;  // --mask-heads as "cross:2:1,...": written as "masked_heads"
 };
 
 class AttentionDumpWriter {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "minimt/engine/attention_record.h"
+#include "minimt/engine/head_mask.h"
 #include "minimt/engine/search.h"
 #include "minimt/engine/teacher_forcing.h"
 #include "minimt/model/model.h"
@@ -32,6 +33,7 @@ struct TranslateOptions {
   LineColumns columns = LineColumns::kSource;
   int alternatives = 0;      // most likely tokens kept at each output position
   long long first_line = 1;  // the line number of sentences[0] (seeds the samplers)
+  std::shared_ptr<const HeadMask> head_mask;  // heads switched off (--mask-heads); null: none
 };
 
 struct Translation {

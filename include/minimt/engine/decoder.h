@@ -8,6 +8,7 @@
 #include "minimt/engine/architecture.h"
 #include "minimt/engine/attention_record.h"
 #include "minimt/engine/encoder.h"
+#include "minimt/engine/head_mask.h"
 #include "minimt/engine/layers.h"
 #include "minimt/engine/weights.h"
 
@@ -69,6 +70,9 @@ class Decoder {
   Decoder(const Architecture& config, const ModelWeights& weights)
       : config_(config), weights_(weights) {}
 
+  // Heads to switch off from now on (not owned; nullptr: none).
+  void set_head_mask(const HeadMask* mask) { head_mask_ = mask; }
+
   // Projects every sentence's encoder output through every layer's cross-attention key and
   // value weights, once. records[b] (optional) will receive sentence b's decoder attention.
   std::vector<DecoderState> start(const EncodedBatch& encoded,
@@ -115,6 +119,7 @@ class Decoder {
 
   const Architecture& config_;
   const ModelWeights& weights_;
+  const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
   std::vector<float> x_, logits_;
   std::vector<float> record_probs_;      // [H][T][t+T] of a run of T > 1 recorded positions

@@ -5,6 +5,7 @@
 
 #include "minimt/engine/architecture.h"
 #include "minimt/engine/attention_record.h"
+#include "minimt/engine/head_mask.h"
 #include "minimt/engine/layers.h"
 #include "minimt/engine/weights.h"
 
@@ -24,6 +25,9 @@ class Encoder {
   Encoder(const Architecture& config, const ModelWeights& weights)
       : config_(config), weights_(weights) {}
 
+  // Heads to switch off from now on (not owned; nullptr: none).
+  void set_head_mask(const HeadMask* mask) { head_mask_ = mask; }
+
   // sources[b]: token ids incl. eos. records[b], if given and not null, receives the
   // self-attention weights of sentence b.
   EncodedBatch forward(const std::vector<std::vector<int>>& sources,
@@ -32,6 +36,7 @@ class Encoder {
  private:
   const Architecture& config_;
   const ModelWeights& weights_;
+  const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
 };
 

@@ -63,13 +63,14 @@ PREFIXES = ["Le chat", "Il", "Nous allons au"]
 SAMPLES = 3000
 CHI_SQUARE_P = 0.001
 
-# (name, compare_with_reference model, extra random-model arguments: later ones win).
+# (name, compare_with_reference model, extra random-model arguments: later ones win). The eos
+# boosts make beam hypotheses end with eos at lengths 1 to 11 as well as run to MAX_LENGTH.
 SEARCH_MODELS = [
     ("post-sinusoidal-relu-tied-eos3", "post-sinusoidal-relu-tied-f32",
      ["--final-logits-bias", "--eos-boost", "3"]),
     ("pre-learned-gelu-untied-bias-f32", "pre-learned-gelu-untied-bias-f32", []),
-    ("post-headdim5-3heads-silu-f16-eos3", "post-headdim5-3heads-silu-f16",
-     ["--final-logits-bias", "--eos-boost", "3"]),
+    ("post-headdim5-3heads-silu-f16-eos4.5", "post-headdim5-3heads-silu-f16",
+     ["--final-logits-bias", "--eos-boost", "4.5"]),
     ("start-token-pad-bias-bf16", "start-token-pad-bias-bf16", []),
 ]
 

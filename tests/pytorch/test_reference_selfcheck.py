@@ -9,7 +9,7 @@ reference.py translate on a random model with batch sizes 1 and 5. Search (minim
 beam size 1 == greedy; teacher-forced scores and attention of greedy outputs == greedy's;
 a beam of V^L == exhaustive ranking under length penalties; every beam hypothesis's
 log-probs == teacher forcing; beam semantics on hand-made tables (eos beyond rank N ignored,
-early stop per length penalty, refill, prefix); the sampling distribution on hand-made
+early stop per length penalty, beam 1 = greedy, refill, prefix); the sampling distribution on hand-made
 logits; the beam and score commands.
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
@@ -446,13 +446,22 @@ def beam_semantics_on_a_table():
     (h,) = ms.beam_search(model, [3], 1, 1, 0.0, 3)
     assert h["ids"] == [a, a, a], h["ids"]
     assert abs(h["score"] - math.log(0.55 * 0.25 * 0.25)) < 1e-6, h["score"]
-    # N = 1: [eos] finishes first. A = 0: a live [a] cannot beat it, stop. A = 1: its bound
-    # log(0.45) / 4 can, and [a, eos] (log(0.45 * 0.97) / 2) wins.
+    # Beam size 1 is greedy search whatever the length penalty: [eos] although [a, eos]
+    # ranks higher under A = 1.
     model = TableModel({(): [0.45, 0.03, 0.02, 0.5], (a,): [0.01, 0.01, 0.01, 0.97]})
-    assert ms.beam_search(model, [3], 1, 1, 0.0, 4)[0]["ids"] == [eos]
-    (h,) = ms.beam_search(model, [3], 1, 1, 1.0, 4)
-    assert h["ids"] == [a, eos], h["ids"]
-    assert abs(h["ranking_score"] - math.log(0.45 * 0.97) / 2) < 1e-6
+    for penalty in (0.0, 1.0):
+        (h,) = ms.beam_search(model, [3], 1, 1, penalty, 4)
+        assert h["ids"] == [eos] and abs(h["ranking_score"] - math.log(0.5)) < 1e-6, h
+    # N = 2 stops when the best live sum cannot beat the 2nd best finished: after step 1
+    # for A = 0 ([eos], [a, eos]); for A = 1 the bound log(0.4 * 0.39) / 4 goes on, and
+    # [a, a, eos] (log(0.4 * 0.39 * 0.99) / 3) ranks first. [b, eos] is third of 2N: dropped.
+    model = TableModel({(): [0.4, 0.1, 0.05, 0.45], (a,): [0.39, 0.005, 0.005, 0.6],
+                        (b,): [0.1 / 3] * 3 + [0.9], (a, a): [0.01 / 3] * 3 + [0.99]})
+    got = [h["ids"] for h in ms.beam_search(model, [3], 2, 2, 0.0, 4)]
+    assert got == [[eos], [a, eos]], got
+    hyps = ms.beam_search(model, [3], 2, 2, 1.0, 4)
+    assert [h["ids"] for h in hyps] == [[a, a, eos], [a, eos]], hyps
+    assert abs(hyps[0]["ranking_score"] - math.log(0.4 * 0.39 * 0.99) / 3) < 1e-6
     # N = 2: the finished [eos] leaves the beam, refilled by [a] and [b]; n-best 2 in order.
     model = TableModel({(): [0.3, 0.15, 0.05, 0.5], (a,): [0.05, 0.03, 0.02, 0.9],
                         (b,): [0.78, 0.05, 0.05, 0.12]})

@@ -23,10 +23,12 @@ finished if it is among the first N, else ignored; any other candidate becomes l
 are live. The search stops when N hypotheses are finished and the best live one cannot beat
 the N-th best finished one (its best reachable ranking score: sum / max_length^A for A > 0,
 sum for A = 0, sum / (length + 1)^A for A < 0), or when max_length tokens have been
-generated: the live hypotheses are then finished as they are, without eos. The result is
-the finished hypotheses by ranking score, best first (ties: the one finished first).
+generated: the live hypotheses are then finished as they are, without eos (this comes first:
+at the last step no bound is checked). The result is the finished hypotheses by ranking
+score, best first (ties: the one finished first). Beam size 1 is greedy search whatever the
+length penalty (it stops at the first eos; ranking_score still divides by length^A).
 Forced prefix tokens are fed one by one before the search proper; their log-probabilities
-count in the score and their number in the length.
+count in the score and their number in the length, which max_length bounds.
 """
 
 import torch
@@ -107,6 +109,7 @@ def beam_search(model, src_ids, beam_size, n_best, length_penalty, max_length, p
     max_length = max(0, min(int(max_length), model.max_positions))
     enc_out = model.encode(torch.tensor([list(src_ids)], dtype=torch.long))
     eos = model.eos
+    stop_penalty = length_penalty if beam_size > 1 else 0.0  # beam 1 is greedy search
     live, finished = [Hypothesis([], [])], []
     for step in range(max_length):
         logp = _next_log_probs(model, enc_out, live)
@@ -123,7 +126,8 @@ def beam_search(model, src_ids, beam_size, n_best, length_penalty, max_length, p
                     finished.append(_finish(hyp, eos, length_penalty))
             elif len(live) < beam_size:
                 live.append(hyp)
-        if _cannot_improve(finished, live, beam_size, length_penalty, max_length):
+        if step + 1 < max_length and _cannot_improve(finished, live, beam_size, stop_penalty,
+                                                     max_length):
             live = []
             break
     finished += [_finish(h, eos, length_penalty) for h in live]

@@ -7,10 +7,11 @@ For each model (post/pre norm, head_dim != d_model/num_heads, F16/BF16 weights, 
 start token other than bos; eos raised so that outputs end at many lengths) each check below
 prints one PASS/FAIL line; the reference is tools/reference/minimt_search.py, imported:
   greedy      --beam-size 1 prints byte for byte what plain greedy prints (text, JSON Lines);
-  beam        N = 2, 4, 8 x length penalty 0, 0.6, 1 (--n-best min(3, N), none for N = 4,
-              A = 0): translation, tokens, token_log_probs and score (1e-4), ranking_score
-              and the n_best lists, best first, equal the reference's beam search; the text
-              n-best layout LINE<TAB>RANK<TAB>SCORE<TAB>TRANSLATION;
+  beam        N = 2, 4, 8 x length penalty 0, 0.6, 1, and N = 1 with A = 1 (--n-best
+              min(3, N), none for N = 4, A = 0): translation, tokens, token_log_probs and
+              score (1e-4), ranking_score and the n_best lists, best first, equal the
+              reference's beam search; the text n-best layout LINE<TAB>RANK<TAB>SCORE<TAB>
+              TRANSLATION;
   self-score  every hypothesis translate printed there (best and n-best) that ends with eos
               and re-tokenizes to itself: `minimt score` gives its score within 1e-5;
   attention   translate --beam-size 4 --dump-attention: each best hypothesis's attention
@@ -18,9 +19,12 @@ prints one PASS/FAIL line; the reference is tools/reference/minimt_search.py, im
               --dump-attention` of the same pair (1e-6);
   score       minimt score (JSON Lines and text) against the reference's teacher forcing:
               tokens, token_log_probs and score (1e-4), the attention dump (1e-4), and the
-              same output for --batch-size 1/7 and --threads 1/2;
-  prefix      --prefix (greedy and beam 4) and --prefix-column: output starts with the
-              prefix's pieces and equals the reference's search with that prefix;
+              same output for --batch-size 1/7 and --threads 1/2; a line without a tab and
+              a target longer than max_positions: an error record each, the others scored,
+              exit status 1;
+  prefix      --prefix (greedy and beam 4), --prefix-column, and a prefix longer than
+              --max-length (cut): output starts with the prefix's pieces and equals the
+              reference's search with that prefix;
   sampling    the same --seed gives the same output for --batch-size 1/7/32 and --threads
               1/2, another seed differs; token_log_probs are the model's (teacher forcing);
   invariance  beam 4, A = 0.6: --batch-size 1/3/32, --threads 1/2 and --n-best 1/3 give the
@@ -58,7 +62,8 @@ TOLERANCE = 1e-4          # minimt against PyTorch
 SELF_TOLERANCE = 1e-5     # translate's scores against minimt score
 SELF_ATTENTION = 1e-6     # translate's attention against minimt score's
 TEXTS = [t for t in cwr.TEXTS if not reference.is_blank(t)][:16]
-BEAMS = [(n, a) for n in (2, 4, 8) for a in (0.0, 0.6, 1.0)]
+# Beam size 1 with a length penalty is greedy search; only its ranking_score changes.
+BEAMS = [(n, a) for n in (2, 4, 8) for a in (0.0, 0.6, 1.0)] + [(1, 1.0)]
 PREFIXES = ["Le chat", "Il", "Nous allons au"]
 SAMPLES = 3000
 CHI_SQUARE_P = 0.001
@@ -123,8 +128,8 @@ class Context:
             r.pop("time_ms", None)
         return records
 
-    def translate(self, lines, options):
-        return self.jsonl("translate", lines, ["--max-length", MAX_LENGTH] + list(options))
+    def translate(self, lines, options, max_length=MAX_LENGTH):
+        return self.jsonl("translate", lines, ["--max-length", max_length] + list(options))
 
     def ids(self, hyp):
         """Target ids of an engine hypothesis: its pieces, and eos when it has one log-prob
@@ -361,6 +366,7 @@ def check_score(ctx):
     worst_attention = max(cwr.compare_sentence(i, o, t, shape)
                           for i, (o, t) in enumerate(zip(ours, theirs)))
     check_score_runs(ctx, lines, records)
+    check_score_errors(ctx, pairs[:2])
     return "%d pairs, max log-prob diff %.2e, attention %.2e" % (len(pairs), worst,
                                                                 worst_attention)
 
@@ -375,6 +381,25 @@ def check_score_runs(ctx, lines, records):
     for options in (["--batch-size", 1, "--threads", 1], ["--batch-size", 7, "--threads", 2]):
         if ctx.jsonl("score", lines, options) != records:
             raise Mismatch("score %s changes the output" % " ".join(map(str, options)))
+
+
+def check_score_errors(ctx, pairs):
+    """Bad lines between good ones: error records naming nothing else, the rest scored."""
+    too_long = " ".join(["chat"] * ctx.tr.max_positions)
+    lines = ["%s\t%s" % pairs[0], "no tab in this line", "%s\t%s" % pairs[1],
+             "%s\t%s" % (pairs[0][0], too_long)]
+    out = ctx.run("score", lines, ["--format", "jsonl"], status=1)
+    records = [json.loads(x) for x in out.splitlines()]
+    if [r.get("line") for r in records] != [1, 2, 3, 4]:
+        raise Mismatch("score with bad lines: records %r" % records)
+    for r in (records[1], records[3]):
+        if not isinstance(r.get("error"), str) or "score" in r:
+            raise Mismatch("score: line %d should be an error record: %r" % (r["line"], r))
+    for r, (source, target) in zip((records[0], records[2]), pairs):
+        want = ctx.tr.score(source, target)["score"]
+        if not close(r.get("score", 1e9), want, TOLERANCE):
+            raise Mismatch("score: line %d next to bad lines scored %r, reference %r"
+                           % (r["line"], r.get("score"), want))
 
 
 def check_prefix(ctx):
@@ -392,12 +417,17 @@ def check_prefix(ctx):
         r["source"] = text
     refs = ctx.tr.beam(TEXTS, 4, 1, 0.0, MAX_LENGTH, prefixes)
     checked += compare_prefixed(ctx, "N=4 --prefix-column", records, refs, prefixes)
+    long_prefix = "Nous allons au marché pour acheter du pain"
+    records = ctx.translate(TEXTS, ["--beam-size", 4, "--prefix", long_prefix], max_length=4)
+    refs = ctx.tr.beam(TEXTS, 4, 1, 0.0, 4, [long_prefix] * len(TEXTS))
+    checked += compare_prefixed(ctx, "N=4 --max-length 4 --prefix %r" % long_prefix, records,
+                                refs, [long_prefix] * len(TEXTS), 4)
     return "%d translations" % checked
 
 
-def compare_prefixed(ctx, label, records, refs, prefixes):
+def compare_prefixed(ctx, label, records, refs, prefixes, max_length=MAX_LENGTH):
     for i, (record, ref, prefix) in enumerate(zip(records, refs, prefixes)):
-        pieces = ctx.tr.pieces(ctx.tr.target_ids(prefix))
+        pieces = ctx.tr.pieces(ctx.tr.target_ids(prefix))[:max_length]
         if record.get("tokens", [])[:len(pieces)] != pieces:
             raise Mismatch("%s sentence %d: tokens %r do not start with %r"
                            % (label, i, record.get("tokens"), pieces))

@@ -5,7 +5,12 @@ No engine needed. Checks: the attention formula against a per-head loop; the
 interleaved sinusoidal table; cached greedy logits == full recomputation (1e-5);
 batch == one by one; padding behaves as if absent; causal zeros; save/load round trip
 for F32/F16/BF16/inline with exact rounding; the safetensors layout; load errors;
-reference.py translate on a random model with batch sizes 1 and 5.
+reference.py translate on a random model with batch sizes 1 and 5. Search (minimt_search.py):
+beam size 1 == greedy; teacher-forced scores and attention of greedy outputs == greedy's;
+a beam of V^L == exhaustive ranking under length penalties; every beam hypothesis's
+log-probs == teacher forcing; beam semantics on hand-made tables (eos beyond rank N ignored,
+early stop per length penalty, beam 1 = greedy, refill, prefix); the sampling distribution on hand-made
+logits; the beam and score commands.
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 
@@ -18,7 +23,7 @@ import struct
 import sys
 import tempfile
 import traceback
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
@@ -26,6 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
 import torch  # noqa: E402
 
 import minimt_model as mm  # noqa: E402
+import minimt_search as ms  # noqa: E402
 import reference  # noqa: E402
 
 CHECKS = []
@@ -302,6 +308,225 @@ def translate_cli_batch_sizes_agree():
             assert sent["source_tokens"][-1] == "</s>"
             assert len(sent["decoder_input_tokens"]) == t and sent["decoder_input_tokens"][0] == "<s>"
             assert list(res["cross"].shape)[2:] == [t, s]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- search
+
+def eos_model(seed, eos_boost, **overrides):
+    """A random model whose eos logit is raised, so that searches end at different lengths."""
+    config = small_config(**overrides)
+    model = mm.MinimtTransformer(config)
+    reference.randomize(model, config, seed, eos_boost=eos_boost)
+    model.eval()
+    return model, config
+
+
+@check
+def beam_size_one_equals_greedy():
+    gen = torch.Generator().manual_seed(4)
+    ended = 0
+    for n, variant in enumerate(VARIANTS):
+        model, _ = eos_model(700 + n, 3.0, **variant)
+        for seq in random_sources(gen, 5, 40):
+            greedy = model.greedy(torch.tensor([seq]), 10)[0]
+            (beam,) = ms.beam_search(model, seq, 1, 1, 0.0, 10)
+            if beam["ids"] != greedy["ids"]:
+                raise AssertionError("beam 1 %s != greedy %s" % (beam["ids"], greedy["ids"]))
+            assert_close(torch.tensor(beam["token_log_probs"]), torch.tensor(greedy["scores"]),
+                         1e-5, "beam-1 and greedy log-probs")
+            ended += beam["eos"]
+    assert 0 < ended < 15, "%d of 15 greedy outputs end with eos: vary the lengths" % ended
+    return "%d of 15 end with eos" % ended
+
+
+@check
+def score_of_greedy_output_equals_its_log_probs():
+    gen = torch.Generator().manual_seed(5)
+    worst = 0.0
+    for n, variant in enumerate(VARIANTS):
+        model, _ = eos_model(800 + n, 3.0, **variant)
+        for seq in random_sources(gen, 5, 40):
+            greedy = model.greedy(torch.tensor([seq]), 10, record_attention=True)[0]
+            forced = ms.score_target(model, seq, greedy["ids"], record_attention=True)
+            worst = max(worst, assert_close(torch.tensor(forced["token_log_probs"]),
+                                            torch.tensor(greedy["scores"]), 1e-5, "log-probs"))
+            if abs(forced["score"] - sum(greedy["scores"])) > 1e-5:
+                raise AssertionError("score %r != greedy sum %r"
+                                     % (forced["score"], sum(greedy["scores"])))
+            for key in ("encoder_self", "decoder_self", "cross"):
+                assert_close(forced[key], greedy[key], 1e-5, "teacher-forced vs greedy " + key)
+    return "max diff %.2e" % worst
+
+
+def all_outputs(vocab, eos, length):
+    """Every complete output of at most `length` tokens: w + [eos] for shorter w without
+    eos, and every eos-free w of exactly `length` tokens."""
+    words = [[]]
+    out = []
+    for _ in range(length):
+        out += [w + [eos] for w in words]
+        words = [w + [t] for w in words for t in range(vocab) if t != eos]
+    return out + words
+
+
+@check
+def huge_beam_finds_the_exhaustive_best():
+    """V = 5 target tokens, max length 3: a beam of 125 >= V^L keeps every hypothesis, so
+    its ranking must be that of scoring all 1 + 4 + 16 + 64 + ... outputs one by one."""
+    vocab, length = 5, 3
+    model, config = eos_model(900, 1.5, target_vocab_size=vocab, d_model=8, num_heads=2,
+                              head_dim=None, d_ff=16, final_logits_bias=True)
+    eos = int(config["special_tokens"]["eos"])
+    outputs = all_outputs(vocab, eos, length)
+    for seq in ([5, 6, 7, 3], [9, 3]):
+        scored = [(ms.score_target(model, seq, ids)["score"], ids) for ids in outputs]
+        for penalty in (0.0, 0.6, 1.0, -0.5):
+            ranked = sorted(scored, key=lambda p: -ms.ranking_score(p[0], len(p[1]), penalty))
+            hyps = ms.beam_search(model, seq, vocab ** length, 3, penalty, length)
+            got = [h["ids"] for h in hyps]
+            want = [ids for _, ids in ranked[:3]]
+            if got != want:
+                raise AssertionError("A=%g: beam %s, exhaustive %s" % (penalty, got, want))
+            for h, (total, _) in zip(hyps, ranked):
+                if abs(h["score"] - total) > 1e-6:  # float32 logits of other batch shapes
+                    raise AssertionError("A=%g: beam score %r, forced %r"
+                                         % (penalty, h["score"], total))
+    return "%d outputs each" % len(outputs)
+
+
+@check
+def beam_scores_equal_forced_scores():
+    """Every hypothesis of N = 2, 4, 8 (n-best 3): log-probs equal teacher forcing of its
+    ids, ranking_score = score / len^A, and the n-best list sorted."""
+    gen = torch.Generator().manual_seed(6)
+    for n, variant in enumerate(VARIANTS):
+        model, _ = eos_model(1000 + n, 2.0, **variant)
+        for seq in random_sources(gen, 3, 40):
+            for beam, penalty in ((2, 0.0), (4, 0.6), (8, 1.0)):
+                hyps = ms.beam_search(model, seq, beam, min(3, beam), penalty, 8)
+                ranks = [h["ranking_score"] for h in hyps]
+                assert ranks == sorted(ranks, reverse=True), "n-best not sorted"
+                assert len(hyps) == min(3, beam), "too few hypotheses"
+                for h in hyps:
+                    forced = ms.score_target(model, seq, h["ids"])
+                    assert_close(torch.tensor(h["token_log_probs"]),
+                                 torch.tensor(forced["token_log_probs"]), 1e-6, "log-probs")
+                    want = h["score"] / len(h["ids"]) ** penalty
+                    assert abs(h["ranking_score"] - want) < 1e-12, "ranking score"
+                    assert h["eos"] or len(h["ids"]) == 8, "unfinished and short"
+
+
+class TableModel:
+    """A stand-in model for beam_search: the next token's probabilities are looked up by the
+    ids generated so far (uniform when absent). Tokens a=0, b=1, c=2, eos=3."""
+
+    def __init__(self, table, max_positions=10):
+        self.table = table
+        self.decoder_start, self.eos, self.max_positions = 2, 3, max_positions
+
+    def eval(self):
+        return self
+
+    def encode(self, src):
+        return torch.zeros(1, 1, 1)
+
+    def decode_full(self, memory, tgt):
+        rows = [self.table.get(tuple(t[1:].tolist()), [0.25] * 4) for t in tgt]
+        logits = torch.tensor(rows, dtype=torch.float64).log().float()
+        return logits[:, None, :].expand(len(rows), tgt.shape[1], 4)
+
+
+@check
+def beam_semantics_on_a_table():
+    a, b, eos = 0, 1, 3
+    # eos second of 2N = 2 candidates with N = 1: ignored; then ties go to the lower id.
+    model = TableModel({(): [0.55, 0.03, 0.02, 0.4]})
+    (h,) = ms.beam_search(model, [3], 1, 1, 0.0, 3)
+    assert h["ids"] == [a, a, a], h["ids"]
+    assert abs(h["score"] - math.log(0.55 * 0.25 * 0.25)) < 1e-6, h["score"]
+    # Beam size 1 is greedy search whatever the length penalty: [eos] although [a, eos]
+    # ranks higher under A = 1.
+    model = TableModel({(): [0.45, 0.03, 0.02, 0.5], (a,): [0.01, 0.01, 0.01, 0.97]})
+    for penalty in (0.0, 1.0):
+        (h,) = ms.beam_search(model, [3], 1, 1, penalty, 4)
+        assert h["ids"] == [eos] and abs(h["ranking_score"] - math.log(0.5)) < 1e-6, h
+    # N = 2 stops when the best live sum cannot beat the 2nd best finished: after step 1
+    # for A = 0 ([eos], [a, eos]); for A = 1 the bound log(0.4 * 0.39) / 4 goes on, and
+    # [a, a, eos] (log(0.4 * 0.39 * 0.99) / 3) ranks first. [b, eos] is third of 2N: dropped.
+    model = TableModel({(): [0.4, 0.1, 0.05, 0.45], (a,): [0.39, 0.005, 0.005, 0.6],
+                        (b,): [0.1 / 3] * 3 + [0.9], (a, a): [0.01 / 3] * 3 + [0.99]})
+    got = [h["ids"] for h in ms.beam_search(model, [3], 2, 2, 0.0, 4)]
+    assert got == [[eos], [a, eos]], got
+    hyps = ms.beam_search(model, [3], 2, 2, 1.0, 4)
+    assert [h["ids"] for h in hyps] == [[a, a, eos], [a, eos]], hyps
+    assert abs(hyps[0]["ranking_score"] - math.log(0.4 * 0.39 * 0.99) / 3) < 1e-6
+    # N = 2: the finished [eos] leaves the beam, refilled by [a] and [b]; n-best 2 in order.
+    model = TableModel({(): [0.3, 0.15, 0.05, 0.5], (a,): [0.05, 0.03, 0.02, 0.9],
+                        (b,): [0.78, 0.05, 0.05, 0.12]})
+    got = [h["ids"] for h in ms.beam_search(model, [3], 2, 2, 0.0, 5)]
+    assert got == [[eos], [a, eos]], got
+    # A forced prefix counts in the score: [b] then [b, eos] (finished second of 2N), which
+    # beats [b, a, a, a, a] (after [b, a] ties give eos rank 3 >= N: never finished).
+    (h,) = ms.beam_search(model, [3], 2, 1, 0.0, 5, prefix=[b])
+    assert h["ids"] == [b, eos], h
+    assert abs(h["score"] - math.log(0.15 * 0.12)) < 1e-6, h
+    # With A = 1 the long one (log(0.15 * 0.78 / 4^3) / 5) ranks first.
+    (h,) = ms.beam_search(model, [3], 2, 1, 1.0, 5, prefix=[b])
+    assert h["ids"] == [b, a, a, a, a] and not h["eos"], h
+    assert abs(h["ranking_score"] - math.log(0.15 * 0.78 / 64) / 5) < 1e-6, h
+
+
+@check
+def sampling_distribution_on_hand_made_logits():
+    logits = torch.tensor([0.4, 0.3, 0.2, 0.1]).log()
+    cases = [  # (temperature, top_k, top_p, expected)
+        (1.0, 0, 1.0, [0.4, 0.3, 0.2, 0.1]),
+        (1.0, 2, 1.0, [0.4 / 0.7, 0.3 / 0.7, 0, 0]),
+        (1.0, 0, 0.65, [0.4 / 0.7, 0.3 / 0.7, 0, 0]),
+        (1.0, 0, 0.75, [0.4 / 0.9, 0.3 / 0.9, 0.2 / 0.9, 0]),
+        (1.0, 0, 0.35, [1, 0, 0, 0]),
+        (0.5, 0, 1.0, [0.16 / 0.3, 0.09 / 0.3, 0.04 / 0.3, 0.01 / 0.3]),
+        # top-p on the top-k distribution renormalized: 0.4/0.9 + 0.3/0.9 >= 0.75
+        (1.0, 3, 0.75, [0.4 / 0.7, 0.3 / 0.7, 0, 0]),
+        (1.0, 1, 1.0, [1, 0, 0, 0]),
+    ]
+    for temperature, top_k, top_p, expected in cases:
+        probs = ms.sampling_distribution(logits, temperature, top_k, top_p)
+        assert abs(probs.sum().item() - 1) < 1e-12, "sums to %r" % probs.sum().item()
+        assert_close(probs, torch.tensor(expected, dtype=torch.float64), 1e-6,
+                     "T=%g k=%d p=%g" % (temperature, top_k, top_p))
+        assert ((probs == 0) == (torch.tensor(expected) == 0)).all(), "zeros differ"
+
+
+@check
+def beam_and_score_commands_agree():
+    tmp = tempfile.mkdtemp(prefix="minimt-selfcheck-")
+    try:
+        model_dir = os.path.join(tmp, "m")
+        reference.main(["random-model", model_dir, "--seed", "8", "--final-logits-bias",
+                        "--eos-boost", "3", "--norm", "pre"])
+        texts = ["The cat sat on the mat.", "Hello!", "Where is the railway station?"]
+        out = io.StringIO()
+        with redirect_stdout(out):
+            reference.main(["beam", "--model", model_dir, "--beam-size", "4", "--n-best", "2",
+                            "--length-penalty", "0.6", "--max-length", "12"] + texts)
+        records = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [r["line"] for r in records] == [1, 2, 3]
+        tr = reference.Translator(model_dir, quiet=True)
+        compared = 0
+        for text, record in zip(texts, records):
+            assert record["n_best"][0]["ids"] == record["ids"] and len(record["n_best"]) == 2
+            for hyp in record["n_best"]:
+                forced = tr.force(text, hyp["ids"])
+                assert abs(forced["score"] - hyp["score"]) < 1e-6, "forced score"
+                eos_ended = hyp["ids"][-1] == tr.eos
+                if eos_ended and tr.target_ids(hyp["translation"]) == hyp["ids"][:-1]:
+                    assert abs(tr.score(text, hyp["translation"])["score"] - hyp["score"]) < 1e-6
+                    compared += 1
+        assert compared, "no hypothesis re-tokenizes to itself"
+        return "%d hypotheses re-scored from their text" % compared
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

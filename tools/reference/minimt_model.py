@@ -9,6 +9,7 @@ Interface:
     MinimtTransformer(config)            nn.Module; state_dict() keys are the format's names
         .encode(src_ids, src_pad_mask=None)              -> enc_out [B, S, D]
         .forward(src_ids, tgt_in, src_pad_mask=None, tgt_pad_mask=None) -> logits [B, T, V]
+        .teacher_forced(src_ids, tgt_in, record_attention=False) -> dict (logits, attention)
         .greedy(src_ids, max_length, src_pad_mask=None, record_attention=False) -> list of dict
         .greedy_fast(src_ids, max_length, src_pad_mask=None) -> list of dict (ids, scores)
         .start_decoding(enc_out, src_pad_mask, max_length) -> DecodingState
@@ -238,13 +239,17 @@ class DecoderLayer(_Layer):
         self.encoder_attn = MultiHeadAttention(d_model, heads, dk, dropout)
         self.encoder_attn_layer_norm = nn.LayerNorm(d_model, eps=config["layer_norm_eps"])
 
-    def forward(self, x, enc_out, self_mask, cross_mask):
-        """Teacher forcing over the whole target prefix."""
-        x, _ = self._residual(x, self.self_attn_layer_norm,
-                              lambda h: self.self_attn(h, h, self_mask))
-        x, _ = self._residual(x, self.encoder_attn_layer_norm,
-                              lambda h: self.encoder_attn(h, enc_out, cross_mask))
+    def forward(self, x, enc_out, self_mask, cross_mask, record=None):
+        """Teacher forcing over the whole target prefix. With a list `record`, appends this
+        layer's (self-attention, cross-attention) weights, [B, H, T, T] and [B, H, T, S]."""
+        need = record is not None
+        x, self_w = self._residual(x, self.self_attn_layer_norm,
+                                   lambda h: self.self_attn(h, h, self_mask, need))
+        x, cross_w = self._residual(x, self.encoder_attn_layer_norm,
+                                    lambda h: self.encoder_attn(h, enc_out, cross_mask, need))
         x, _ = self._residual(x, self.final_layer_norm, self._ffn)
+        if need:
+            record.append((self_w, cross_w))
         return x
 
     def step(self, x, cache, cross_kv, cross_mask, need_weights=False):
@@ -442,8 +447,9 @@ class MinimtTransformer(nn.Module):
         enc_out = self.encode(src_ids, src_pad_mask)
         return self.decode_full(enc_out, tgt_in, src_pad_mask, tgt_pad_mask)
 
-    def decode_full(self, enc_out, tgt_in, src_pad_mask=None, tgt_pad_mask=None):
-        """Decoder over a whole prefix without cache -> logits [B, T, V]."""
+    def decode_full(self, enc_out, tgt_in, src_pad_mask=None, tgt_pad_mask=None, record=None):
+        """Decoder over a whole prefix without cache -> logits [B, T, V]. With a list
+        `record`, each layer appends its (self, cross) attention weights (DecoderLayer)."""
         dtype = enc_out.dtype
         t = tgt_in.shape[1]
         self_mask = _causal_mask(t, dtype, tgt_in.device)[None, None]   # [1, 1, T, T]
@@ -452,8 +458,26 @@ class MinimtTransformer(nn.Module):
         cross_mask = _key_padding_mask(src_pad_mask, dtype)
         x = self.decoder.embed(tgt_in)
         for layer in self.decoder.layers:
-            x = layer(x, enc_out, self_mask, cross_mask)
+            x = layer(x, enc_out, self_mask, cross_mask, record)
         return self.logits(self.decoder.finish(x))
+
+    @torch.no_grad()
+    def teacher_forced(self, src_ids, tgt_in, record_attention=False):
+        """One sentence, no padding: src_ids [S] and decoder input tgt_in [T] (lists or 1-D
+        tensors) -> dict with logits [T, V] from one causal pass, and with record_attention
+        encoder_self [L, H, S, S], decoder_self [L, H, T, T], cross [L, H, T, S] (the layout
+        of greedy()'s records)."""
+        src = torch.as_tensor(src_ids, dtype=torch.long)[None]
+        tgt = torch.as_tensor(tgt_in, dtype=torch.long)[None]
+        if not record_attention:
+            return {"logits": self.forward(src, tgt)[0]}
+        enc_out, enc_weights = self.encode(src, return_attention=True)
+        record = []
+        logits = self.decode_full(enc_out, tgt, record=record)[0]
+        return {"logits": logits,
+                "encoder_self": torch.stack([w[0] for w in enc_weights]),
+                "decoder_self": torch.stack([sw[0] for sw, _ in record]),
+                "cross": torch.stack([cw[0] for _, cw in record])}
 
     # -- greedy decoding
 

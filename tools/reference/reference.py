@@ -3,6 +3,11 @@
 
   reference.py translate --model DIR [--max-length N] [--dump-attention FILE]
                          [--batch-size N] [--threads N] [--jsonl] [TEXT ...]
+  reference.py beam --model DIR [--beam-size 4] [--n-best K] [--length-penalty A]
+                    [--max-length N] [--prefix TEXT] [TEXT ...]
+  reference.py score --model DIR [-i FILE] [--dump-attention FILE] [SOURCE TARGET ...]
+  reference.py distribution --model DIR [--temperature T] [--top-k K] [--top-p P]
+                            [--prefix TEXT] TEXT
   reference.py random-model OUT_DIR [--seed N] [--d-model 16] [--heads 2] ...
   reference.py bench-steps --model DIR [--batch 1] [--steps 64] [--threads 1]
 
@@ -10,6 +15,17 @@ translate prints one translation per line (stdin lines when no TEXT is given) an
 write the attention dump that the C++ engine also writes, so the two can be compared.
 Without --dump-attention it runs the fast path: sentences sorted by length into batches,
 inference mode, preallocated K/V caches, finished sentences leaving the batch.
+beam runs the beam search of minimt_search.py (no cache, one sentence at a time) and prints
+one JSON object per input: the best hypothesis's translation, tokens (pieces, eos
+excluded), ids (eos included if produced), token_log_probs (natural log, eos included),
+score (their sum), ranking_score, and with --n-best the K best as "n_best". --prefix forces
+the start of every translation (its target-tokenizer ids follow the start token).
+score scores given translations by teacher forcing (lines source<TAB>target from -i FILE or
+stdin, or SOURCE TARGET argument pairs): the target's ids plus eos, fed as start + ids[:-1]
+in one causal pass; one JSON object per pair (line, source, target, tokens incl. eos,
+token_log_probs, score), and --dump-attention writes the attention dump of those passes.
+distribution prints the probabilities `minimt translate --sample` draws the first generated
+token from (after the prefix), most likely first, with temperature, top-k and top-p applied.
 random-model writes a complete model directory (config, weights, tokenizers) with
 seeded random weights, for tests; a --vocab above 1000 trains the tokenizers on a seeded
 synthetic corpus large enough to give that many pieces.
@@ -17,8 +33,8 @@ bench-steps measures cached decoder steps/s as tools/bench/minimt_bench.cpp does
 C++ engine (same sources, same loop, median of 5) and prints one JSON object.
 """
 # Over 400 lines on purpose: the whole PyTorch reference the tests and benchmark use (translation,
-# greedy search, decoder-step timing, the random-model writer) in one file that can be
-# read against the format document.
+# greedy search, the beam/score/distribution commands over minimt_search.py, decoder-step
+# timing, the random-model writer) in one file that can be read against the format document.
 
 import argparse
 import io
@@ -35,6 +51,7 @@ import torch  # noqa: E402
 import sentencepiece as spm  # noqa: E402
 
 import minimt_model as mm  # noqa: E402
+import minimt_search as ms  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- threads
@@ -160,6 +177,68 @@ class Translator:
         """Target decoding of the generated ids without eos."""
         return self.target_sp.decode([i for i in ids if i != self.eos])
 
+    def target_ids(self, text):
+        """Target tokenizer ids of text (no eos): forced prefixes and scored targets."""
+        return list(self.target_sp.encode(text))
+
+    def pieces(self, ids):
+        return [self.target_sp.id_to_piece(i) for i in ids]
+
+    def hypothesis(self, hyp):
+        """A beam result of minimt_search.beam_search with its text and pieces (eos excluded,
+        as in minimt's JSON Lines)."""
+        out = dict(hyp)
+        out["translation"] = self.detokenize(hyp["ids"])
+        out["tokens"] = self.pieces([i for i in hyp["ids"] if i != self.eos])
+        return out
+
+    def beam(self, texts, beam_size, n_best, length_penalty, max_length, prefixes=None):
+        """Beam search of each text -> list of {source, source_ids, hypotheses (best first)}.
+        prefixes: None, or one prefix text (or None) per text. A blank input with skip_blank
+        gives one empty hypothesis without running the model."""
+        results = []
+        for n, text in enumerate(texts):
+            prefix = prefixes[n] if prefixes else None
+            if self.skip_blank and is_blank(text):
+                hyps = [{"ids": [], "token_log_probs": [], "score": 0.0, "ranking_score": 0.0,
+                         "eos": False}]
+                results.append({"source": text, "source_ids": [],
+                                "hypotheses": [self.hypothesis(h) for h in hyps]})
+                continue
+            ids = self.source_ids(text)
+            hyps = ms.beam_search(self.model, ids, beam_size, n_best, length_penalty,
+                                  self.max_length(max_length),
+                                  self.target_ids(prefix) if prefix else ())
+            results.append({"source": text, "source_ids": ids,
+                            "hypotheses": [self.hypothesis(h) for h in hyps]})
+        return results
+
+    def force(self, source, target_ids, record_attention=False):
+        """Teacher-forced scoring of given target ids (eos included) -> a result dict with
+        the keys attention_record reads (ids = target_ids) and token_log_probs, score."""
+        src = self.source_ids(source)
+        if len(target_ids) > self.max_positions:
+            raise ValueError("target of %d tokens (eos included) exceeds max_positions %d"
+                             % (len(target_ids), self.max_positions))
+        res = ms.score_target(self.model, src, target_ids, record_attention)
+        res.update({"source": source, "source_ids": src, "ids": list(target_ids),
+                    "translation": self.detokenize(target_ids)})
+        return res
+
+    def score(self, source, target, record_attention=False):
+        """minimt score of one pair: target tokenized, eos appended, teacher forced."""
+        res = self.force(source, self.target_ids(target) + [self.eos], record_attention)
+        res["target"] = target
+        res["translation"] = target
+        res["tokens"] = self.pieces(res["ids"])
+        return res
+
+    def next_distribution(self, text, temperature=1.0, top_k=0, top_p=1.0, prefix=None):
+        """The sampling distribution of the first token generated after start + prefix."""
+        tgt_in = [self.start] + (self.target_ids(prefix) if prefix else [])
+        logits = self.model.teacher_forced(self.source_ids(text), tgt_in)["logits"][-1]
+        return ms.sampling_distribution(logits, temperature, top_k, top_p)
+
     def attention_record(self, res):
         """One sentence of the minimt-attention dump."""
         if res.get("blank"):
@@ -237,6 +316,91 @@ def cmd_translate(args):
         with open(args.dump_attention, "w", encoding="utf-8") as f:
             json.dump(translator.attention_dump(results), f, ensure_ascii=False)
             f.write("\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- beam, score
+
+def hypothesis_json(hyp, length_penalty):
+    out = {"translation": hyp["translation"], "tokens": hyp["tokens"], "ids": hyp["ids"],
+           "token_log_probs": hyp["token_log_probs"], "score": hyp["score"]}
+    if length_penalty != 0:
+        out["ranking_score"] = hyp["ranking_score"]
+    return out
+
+
+def cmd_beam(args):
+    if args.threads:
+        set_threads(args.threads)
+    translator = Translator(args.model, skip_blank=args.skip_blank)
+    texts = read_inputs(args.text)
+    n_best = args.n_best or 1
+    results = translator.beam(texts, args.beam_size, n_best, args.length_penalty,
+                              args.max_length, [args.prefix] * len(texts) if args.prefix else None)
+    for line, res in enumerate(results, 1):
+        best = res["hypotheses"][0]
+        record = {"line": line, "source": res["source"]}
+        record.update(hypothesis_json(best, args.length_penalty))
+        if args.n_best:
+            record["n_best"] = [hypothesis_json(h, args.length_penalty)
+                                for h in res["hypotheses"]]
+        print(json.dumps(record, ensure_ascii=False))
+    return 0
+
+
+def score_pairs(args):
+    """(line number, source, target or None when the line has no tab)."""
+    if args.pairs:
+        if len(args.pairs) % 2:
+            raise SystemExit("reference.py score: SOURCE TARGET arguments come in pairs")
+        return [(n + 1, args.pairs[2 * n], args.pairs[2 * n + 1])
+                for n in range(len(args.pairs) // 2)]
+    stream = open(args.input, encoding="utf-8") if args.input else sys.stdin
+    pairs = []
+    for n, line in enumerate(stream, 1):
+        line = line.rstrip("\r\n")
+        source, tab, target = line.partition("\t")
+        pairs.append((n, source, target if tab else None))
+    return pairs
+
+
+def cmd_score(args):
+    if args.threads:
+        set_threads(args.threads)
+    translator = Translator(args.model)
+    record = bool(args.dump_attention)
+    results, status = [], 0
+    for line, source, target in score_pairs(args):
+        if target is None:
+            print(json.dumps({"line": line, "error": "no tab between source and target"}))
+            status = 1
+            continue
+        try:
+            res = translator.score(source, target, record)
+        except ValueError as e:
+            print(json.dumps({"line": line, "error": str(e)}))
+            status = 1
+            continue
+        results.append(res)
+        print(json.dumps({"line": line, "source": source, "target": target,
+                          "tokens": res["tokens"], "token_log_probs": res["token_log_probs"],
+                          "score": res["score"]}, ensure_ascii=False))
+    if record:
+        with open(args.dump_attention, "w", encoding="utf-8") as f:
+            json.dump(translator.attention_dump(results), f, ensure_ascii=False)
+            f.write("\n")
+    return status
+
+
+def cmd_distribution(args):
+    translator = Translator(args.model)
+    probs = translator.next_distribution(args.text, args.temperature, args.top_k, args.top_p,
+                                         args.prefix)
+    order = sorted(range(len(probs)), key=lambda i: (-float(probs[i]), i))
+    print(json.dumps({"source": args.text, "prefix": args.prefix or "",
+                      "distribution": [{"id": i, "piece": translator.target_sp.id_to_piece(i),
+                                        "p": float(probs[i])}
+                                       for i in order if probs[i] > 0]}, ensure_ascii=False))
     return 0
 
 
@@ -474,6 +638,39 @@ def build_parser():
                     help="print load and translation seconds as JSON on stderr")
     tr.add_argument("text", nargs="*")
     tr.set_defaults(func=cmd_translate)
+
+    bm = sub.add_parser("beam", help="beam search of TEXT arguments or stdin lines (JSON Lines)")
+    bm.add_argument("--model", required=True, help="model directory")
+    bm.add_argument("--beam-size", type=int, default=4)
+    bm.add_argument("--n-best", type=int, default=None,
+                    help="also print the K best hypotheses as n_best (K <= beam size)")
+    bm.add_argument("--length-penalty", type=float, default=0.0,
+                    help="ranking score = sum of log-probs / length^A (length counts eos)")
+    bm.add_argument("--max-length", type=int, default=256,
+                    help="most tokens generated, eos and prefix included (capped at max_positions)")
+    bm.add_argument("--prefix", help="force the start of every translation")
+    bm.add_argument("--threads", type=int, default=0)
+    bm.add_argument("--skip-blank", action="store_true",
+                    help="blank inputs give an empty hypothesis without running the model")
+    bm.add_argument("text", nargs="*")
+    bm.set_defaults(func=cmd_beam)
+
+    sc = sub.add_parser("score", help="teacher-forced log-probabilities of given translations")
+    sc.add_argument("--model", required=True, help="model directory")
+    sc.add_argument("-i", "--input", help="file of source<TAB>target lines (default: stdin)")
+    sc.add_argument("--dump-attention", metavar="FILE", help="write attention weights as JSON")
+    sc.add_argument("--threads", type=int, default=0)
+    sc.add_argument("pairs", nargs="*", metavar="SOURCE TARGET")
+    sc.set_defaults(func=cmd_score)
+
+    ds = sub.add_parser("distribution", help="the first sampled token's distribution")
+    ds.add_argument("--model", required=True, help="model directory")
+    ds.add_argument("--temperature", type=float, default=1.0)
+    ds.add_argument("--top-k", type=int, default=0, help="0: all tokens")
+    ds.add_argument("--top-p", type=float, default=1.0)
+    ds.add_argument("--prefix", help="forced start of the translation")
+    ds.add_argument("text")
+    ds.set_defaults(func=cmd_distribution)
 
     bs = sub.add_parser("bench-steps", help="decoder steps/s, as minimt_bench steps")
     bs.add_argument("--model", required=True, help="model directory")

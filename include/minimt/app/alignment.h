@@ -53,12 +53,17 @@ WeightMatrix merge_to_words(const WeightMatrix& pieces, const std::vector<Word>&
                             const std::vector<Word>& source_words);
 
 enum class AlignRule {
-  kBestSource,    // each target word -> its highest-weight source word (every target word linked)
-  kBestTarget,    // each source word -> its highest-weight target word (every source word linked)
-  kIntersection,  // the links both rules agree on (fewer, surer links)
+  kBestSource,     // each target word -> its highest-weight source word (every target word linked)
+  kBestTarget,     // each source word -> its highest-weight target word (every source word linked)
+  kIntersection,   // the links both rules agree on (fewer, surer links)
+  kUnion,          // the links of either rule (a word may link to several)
+  kGrowDiagFinal,  // Koehn et al.'s symmetrisation: the intersection, grown with neighbouring
+                   // union links, then union links of still unaligned words
 };
 const char* to_string(AlignRule rule);
 AlignRule parse_align_rule(const std::string& name);  // throws Error on an unknown name
+// Every rule's name, in the enum's order (for option checking and help texts).
+const std::vector<std::string>& align_rule_names();
 
 // A link (source word, target word).
 using Link = std::pair<int, int>;

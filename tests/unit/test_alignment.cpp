@@ -88,12 +88,14 @@ TEST_CASE("merge_to_words sums over source pieces and averages over target piece
   CHECK(words.at(2, 1) == Approx(0.75f));
   CHECK(words.at(2, 2) == Approx(0.10f));
 
-  std::vector<Link> links = align(words);
+  std::vector<Link> links = align(words, AlignRule::kBestSource);
   CHECK(links == std::vector<Link>{{0, 0}, {1, 2}, {2, 1}});  // black-noir, cat-chat: crossing
   CHECK(to_pharaoh(links) == "0-0 1-2 2-1");
 
-  WordAlignment all = align_pieces(source, {}, target, {}, cross);
+  WordAlignment all = align_pieces(source, {}, target, {}, cross, AlignRule::kBestSource);
   CHECK(to_pharaoh(all.links) == "0-0 1-2 2-1");
+  // The default, union: here both directions agree.
+  CHECK(to_pharaoh(align_pieces(source, {}, target, {}, cross).links) == "0-0 1-2 2-1");
 }
 
 TEST_CASE("merge_to_words checks piece indices", "[alignment]") {
@@ -113,7 +115,8 @@ TEST_CASE("align: the three rules and ties", "[alignment]") {
   // Source word 1: 0.3 vs 0.4 -> target 1; source word 2: a tie -> target 0.
   CHECK(to_pharaoh(align(words, AlignRule::kBestTarget)) == "0-0 1-1 2-0");
   CHECK(to_pharaoh(align(words, AlignRule::kIntersection)) == "0-0");
-  CHECK(to_pharaoh(align(matrix({{0.5f, 0.5f}}))) == "0-0");  // ties: the lowest index
+  CHECK(to_pharaoh(align(matrix({{0.5f, 0.5f}}), AlignRule::kBestSource)) ==
+        "0-0");  // ties: the lowest index
   CHECK(align(WeightMatrix(0, 3)).empty());
   CHECK(align(WeightMatrix(3, 0)).empty());
   CHECK(to_pharaoh({}) == "");
@@ -183,6 +186,9 @@ TEST_CASE("align rule names", "[alignment]") {
                     "unknown alignment rule 'grow-diag' (use one of best-source, best-target, "
                     "intersection, union, grow-diag-final)");
   CHECK_THROWS_AS(parse_align_rule(""), Error);
+  // The default is the rule with the lowest AER on the shipped model (docs/attention-view.md).
+  CHECK(to_string(AlignmentOptions{}.rule) == std::string("union"));
+  CHECK(to_pharaoh(align(matrix({{0.6f, 0.4f}, {0.7f, 0.3f}}))) == "0-0 0-1 1-0");
 }
 
 TEST_CASE("average_cross_attention picks the layer and averages the heads", "[alignment]") {

@@ -364,6 +364,20 @@ def lexicon_words():
     return words
 
 
+def content_words():
+    """English word forms of the open classes: nouns and professions (singular and plural),
+    adjectives, verbs (base and 3rd person, without a particle). Lower case."""
+    words = set()
+    for n in NOUNS:
+        words.update(w for w in (n.en_sg, n.en_pl) if w != "-")
+    for p in PROFESSIONS:
+        words.update(p[:2])
+    words.update(a.en for a in ADJECTIVES)
+    for v in VERBS:
+        words.update((v.en.split()[0], v.en3.split()[0]))
+    return words
+
+
 # ---------------------------------------------------------------------------
 # Surface rules
 # ---------------------------------------------------------------------------

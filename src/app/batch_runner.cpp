@@ -16,7 +16,9 @@ void run(const Translator& translator, const BatchOptions& options, const BatchC
   stages.read = std::move(read);
   stages.work = [&](LineBatch& batch) {
     auto start = std::chrono::steady_clock::now();
-    batch.translations = translator.translate(batch.lines, options.translate);
+    TranslateOptions translate = options.translate;
+    translate.first_line = batch.first_line;  // the lines' numbers seed their samplers
+    batch.translations = translator.translate(batch.lines, translate);
     std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
     batch.milliseconds = elapsed.count();
     if (callbacks.render) callbacks.render(batch);

@@ -3,12 +3,95 @@
 #include "minimt/base/json_writer.h"
 
 namespace minimt {
+namespace {
+
+void append_strings(std::string& out, const std::vector<std::string>& values) {
+  out += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, values[i]);
+  }
+  out += ']';
+}
+
+void append_floats(std::string& out, const std::vector<float>& values) {
+  out += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    append_json_float(out, values[i]);
+  }
+  out += ']';
+}
+
+void append_key(std::string& out, const char* key) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+}
+
+// "tokens", "score" and "token_log_probs", and the fields only some records have.
+void append_output(std::string& out, const OutputRecord& record) {
+  append_key(out, "tokens");
+  append_strings(out, record.tokens);
+  append_key(out, "score");
+  append_json_float(out, record.score);
+  append_key(out, "token_log_probs");
+  append_floats(out, record.token_log_probs);
+  if (record.ranking_score) {
+    append_key(out, "ranking_score");
+    append_json_float(out, static_cast<float>(*record.ranking_score));
+  }
+  if (record.cut_short) out += ",\"cut_short\":true";
+}
+
+void append_details(std::string& out, const OutputRecord& record) {
+  if (!record.unknown.empty()) {
+    append_key(out, "unknown");
+    append_strings(out, record.unknown);
+  }
+  if (!record.alternatives.empty()) {
+    append_key(out, "alternatives");
+    out += '[';
+    for (size_t t = 0; t < record.alternatives.size(); ++t) {
+      out += t ? ",[" : "[";
+      for (size_t k = 0; k < record.alternatives[t].size(); ++k) {
+        out += k ? ",{\"token\":" : "{\"token\":";
+        append_json_string(out, record.alternatives[t][k].first);
+        out += ",\"probability\":";
+        append_json_float(out, record.alternatives[t][k].second);
+        out += '}';
+      }
+      out += ']';
+    }
+    out += ']';
+  }
+  if (record.truncated) out += ",\"truncated\":true";
+  if (record.alignment) {
+    append_key(out, "alignment");
+    append_json_string(out, *record.alignment);
+  }
+}
+
+void append_time(std::string& out, const OutputRecord& record) {
+  append_key(out, "time_ms");
+  append_json_fixed(out, record.time_ms, 3);
+  out += "}\n";
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
+}  // namespace
 
 OutputRecord make_output_record(const Model& model, const Translation& t, long long line,
-                                double time_ms) {
+                                double time_ms, bool scoring) {
   OutputRecord record;
   record.line = line;
   record.source = t.source;
+  record.target = t.target;
   record.time_ms = time_ms;
   if (!t.ok()) {
     record.error = t.error;
@@ -17,47 +100,107 @@ OutputRecord make_output_record(const Model& model, const Translation& t, long l
   record.translation = t.text;
   const Tokenizer& target = model.target_tokenizer();
   size_t count = t.output_ids.size();
-  if (count > 0 && t.output_ids.back() == model.config().special.eos) --count;
+  if (!scoring && t.finished && count > 0) --count;  // the eos
   for (size_t i = 0; i < count; ++i) record.tokens.push_back(target.piece(t.output_ids[i]));
+  record.token_log_probs = t.log_probs;
   record.score = t.score;
   record.truncated = t.truncated;
+  record.cut_short = !scoring && !t.finished;
+  record.unknown = t.unknown;
+  for (const auto& position : t.alternatives) {
+    record.alternatives.emplace_back();
+    for (const TokenProbability& token : position)
+      record.alternatives.back().emplace_back(target.piece(token.id), token.probability);
+  }
+  for (const Translation& entry : t.n_best)
+    record.n_best.push_back(make_output_record(model, entry, line, time_ms, scoring));
   return record;
 }
 
 std::string text_line(const OutputRecord& record) {
-  std::string out = record.translation;
-  for (char& c : out)
-    if (c == '\n' || c == '\r') c = ' ';
+  std::string out = one_line(record.translation);
   if (record.alignment) out += '\t' + *record.alignment;
   out += '\n';
   return out;
+}
+
+std::string n_best_text_lines(const OutputRecord& record) {
+  const std::string line = std::to_string(record.line) + '\t';
+  if (!record.error.empty() || record.n_best.empty()) {
+    std::string out = line + "1\t\t";
+    if (record.alignment) out += '\t' + *record.alignment;
+    return out + '\n';
+  }
+  std::string out;
+  for (size_t rank = 0; rank < record.n_best.size(); ++rank) {
+    const OutputRecord& entry = record.n_best[rank];
+    out += line + std::to_string(rank + 1) + '\t';
+    append_json_float(out, entry.score);
+    out += '\t' + one_line(entry.translation);
+    if (entry.alignment) out += '\t' + *entry.alignment;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string score_text_line(const OutputRecord& record) {
+  std::string out;
+  if (record.error.empty()) append_json_float(out, record.score);
+  if (record.alignment) out += '\t' + *record.alignment;
+  return out + '\n';
 }
 
 std::string jsonl_line(const OutputRecord& record) {
   std::string out = "{\"line\":" + std::to_string(record.line) + ",\"source\":";
   append_json_string(out, record.source);
   if (!record.error.empty()) {
-    out += ",\"error\":";
+    append_key(out, "error");
+    append_json_string(out, record.error);
+    append_time(out, record);
+    return out;
+  }
+  append_key(out, "translation");
+  append_json_string(out, record.translation);
+  append_output(out, record);
+  append_details(out, record);
+  if (record.has_n_best) {
+    append_key(out, "n_best");
+    out += '[';
+    for (size_t rank = 0; rank < record.n_best.size(); ++rank) {
+      const OutputRecord& entry = record.n_best[rank];
+      out += rank ? ",{\"translation\":" : "{\"translation\":";
+      append_json_string(out, entry.translation);
+      append_output(out, entry);
+      if (entry.alignment) {
+        append_key(out, "alignment");
+        append_json_string(out, *entry.alignment);
+      }
+      out += '}';
+    }
+    out += ']';
+  }
+  append_time(out, record);
+  return out;
+}
+
+std::string score_jsonl_line(const OutputRecord& record) {
+  std::string out = "{\"line\":" + std::to_string(record.line) + ",\"source\":";
+  append_json_string(out, record.source);
+  append_key(out, "target");
+  append_json_string(out, record.target);
+  if (!record.error.empty()) {
+    append_key(out, "error");
     append_json_string(out, record.error);
   } else {
-    out += ",\"translation\":";
-    append_json_string(out, record.translation);
-    out += ",\"tokens\":[";
-    for (size_t i = 0; i < record.tokens.size(); ++i) {
-      if (i) out += ',';
-      append_json_string(out, record.tokens[i]);
-    }
-    out += "],\"score\":";
+    append_key(out, "tokens");
+    append_strings(out, record.tokens);
+    append_key(out, "token_log_probs");
+    append_floats(out, record.token_log_probs);
+    append_key(out, "score");
     append_json_float(out, record.score);
-    if (record.truncated) out += ",\"truncated\":true";
-    if (record.alignment) {
-      out += ",\"alignment\":";
-      append_json_string(out, *record.alignment);
-    }
+    append_details(out, record);
   }
-  out += ",\"time_ms\":";
-  append_json_fixed(out, record.time_ms, 3);
-  out += "}\n";
+  append_time(out, record);
   return out;
 }
 

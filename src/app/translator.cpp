@@ -7,9 +7,11 @@
 #include "minimt/base/utf8.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
-#include "minimt/engine/search.h"
+#include "minimt/engine/sampler.h"
+#include "translator_job.h"
 
 namespace minimt {
+
 std::vector<int> Translator::source_ids(const std::string& text, bool* truncated) const {
   std::string kept = text.substr(0, utf8_prefix_length(text, kMaxLineBytes));
   bool cut = kept.size() < text.size();
@@ -31,66 +33,85 @@ std::vector<int> Translator::normalized_ids(const std::string& text, bool* trunc
 }
 
 int Translator::effective_max_length(int requested) const {
-  // The decoder reads the start token at position 0 and generated token i at position i + 1,
-  // so max_positions inputs allow max_positions generated tokens.
+  // The decoder reads the start token at position 0 and output token i at position i + 1,
+  // so max_positions inputs allow max_positions output tokens.
   return std::max(0, std::min(requested, model_->config().max_positions));
+}
+
+bool Translator::prepare(const std::string& sentence, const TranslateOptions& options,
+                         Translation& result, Job& job) const {
+  const ModelConfig& c = model_->config();
+  // Cut before anything else reads it: a 10 MB line costs what a 64 KiB one does.
+  std::string line = sentence.substr(0, utf8_prefix_length(sentence, kMaxLineBytes));
+  result.source = line;
+  result.truncated = line.size() < sentence.size();
+  long long bad = find_invalid_utf8(line);
+  if (bad >= 0) {
+    result.error = "invalid UTF-8 at byte " + std::to_string(bad);
+    return false;
+  }
+  const bool scoring = options.columns == LineColumns::kSourceAndTarget;
+  result.prefix = options.prefix;
+  if (options.columns != LineColumns::kSource) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos && scoring) {
+      result.error = "expected source<TAB>target, but the line has no tab";
+      return false;
+    }
+    if (tab != std::string::npos) {
+      result.source = line.substr(0, tab);
+      (scoring ? result.target : result.prefix) = line.substr(tab + 1);
+    }
+  }
+  if (!scoring && is_blank_input(result.source)) return false;
+  const Tokenizer& target = model_->target_tokenizer();
+  try {
+    const std::string normalized = normalize_input(result.source);
+    result.source_ids = normalized_ids(normalized, &result.truncated);
+    if (std::any_of(result.source_ids.begin(), result.source_ids.end(),
+                    [&](int id) { return model_->source_tokenizer().is_unknown(id); }))
+      result.unknown = model_->source_tokenizer().unknown_words(normalized);
+    if (!is_blank_input(result.prefix))
+      job.prefix_ids = target.encode(normalize_input(result.prefix));
+    if (scoring) {
+      job.target_ids = target.encode(normalize_input(result.target));
+      job.target_ids.push_back(c.special.eos);
+      if (static_cast<int>(job.target_ids.size()) > c.max_positions)
+        throw InputError("the target is " + std::to_string(job.target_ids.size()) +
+                         " pieces long with eos; the model reads at most " +
+                         std::to_string(c.max_positions) + " (max_positions)");
+    }
+  } catch (const InputError& e) {
+    result.error = e.what();
+    return false;
+  }
+  if (options.record_attention)
+    result.attention = empty_record(c, static_cast<int>(result.source_ids.size()));
+  return true;
+}
+
+void Translator::fill(Translation& result, const Hypothesis& hypothesis,
+                      const TranslateOptions& options) const {
+  result.output_ids = hypothesis.tokens;
+  result.log_probs = hypothesis.log_probs;
+  result.score = hypothesis.score();
+  result.ranking_score = ranking_score(hypothesis, options.length_penalty);
+  result.finished = hypothesis.finished;
+  std::vector<int> text_ids = hypothesis.tokens;
+  if (hypothesis.finished) text_ids.pop_back();  // the eos
+  result.text = model_->target_tokenizer().decode(text_ids);
 }
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& sentences,
                                                const TranslateOptions& options) const {
-  const ModelConfig& c = model_->config();
   std::vector<Translation> results(sentences.size());
-  std::vector<int> to_run;  // indices of sentences that go through the model
-  std::vector<std::vector<int>> sources;
-  std::vector<AttentionRecord*> records;
+  std::vector<Job> jobs;
   for (size_t i = 0; i < sentences.size(); ++i) {
-    Translation& result = results[i];
-    // Cut before anything else reads it: a 10 MB line costs what a 64 KiB one does.
-    result.source = sentences[i].substr(0, utf8_prefix_length(sentences[i], kMaxLineBytes));
-    result.truncated = result.source.size() < sentences[i].size();
-    long long bad = find_invalid_utf8(result.source);
-    if (bad >= 0) {
-      result.error = "invalid UTF-8 at byte " + std::to_string(bad);
-      continue;
-    }
-    if (is_blank_input(result.source)) continue;
-    try {
-      result.source_ids = normalized_ids(normalize_input(result.source), &result.truncated);
-    } catch (const InputError& e) {
-      result.error = e.what();
-      continue;
-    }
-    if (options.record_attention) {
-      result.attention = std::make_shared<AttentionRecord>();
-      result.attention->encoder_layers = c.encoder_layers;
-      result.attention->decoder_layers = c.decoder_layers;
-      result.attention->heads = c.num_heads;
-      result.attention->source_length = static_cast<int>(result.source_ids.size());
-    }
-    to_run.push_back(static_cast<int>(i));
-    sources.push_back(result.source_ids);
-    records.push_back(result.attention.get());
+    Job job;
+    job.index = i;
+    if (prepare(sentences[i], options, results[i], job)) jobs.push_back(std::move(job));
   }
-  if (to_run.empty()) return results;
-
-  Encoder encoder(c, model_->weights());
-  Decoder decoder(c, model_->weights());
-  EncodedBatch encoded = encoder.forward(sources, records);  // the encoder runs once
-  std::vector<DecoderState> states = decoder.start(encoded, records);
-  SearchOptions search{c.decoder_start_token, c.special.eos,
-                       effective_max_length(options.max_length)};
-  std::vector<Hypothesis> hypotheses = greedy_search(decoder, states, search, c.target_vocab_size);
-
-  for (size_t k = 0; k < to_run.size(); ++k) {
-    Translation& result = results[to_run[k]];
-    Hypothesis& hypothesis = hypotheses[k];
-    result.output_ids = hypothesis.tokens;
-    result.log_probs = hypothesis.log_probs;
-    result.score = hypothesis.score();
-    std::vector<int> text_ids = hypothesis.tokens;
-    if (!text_ids.empty() && text_ids.back() == c.special.eos) text_ids.pop_back();
-    result.text = model_->target_tokenizer().decode(text_ids);
-  }
+  if (!jobs.empty()) run(jobs, results, options);
   return results;
 }
 

@@ -181,13 +181,34 @@ const std::vector<float>& Decoder::prefix(const std::vector<int>& tokens, Decode
   return forward(tokens, {static_cast<int>(tokens.size())}, {&state});
 }
 
+const std::vector<float>& Decoder::run(const std::vector<std::vector<int>>& runs,
+                                       const std::vector<DecoderState*>& states) {
+  run_tokens_.clear();
+  run_rows_.clear();
+  for (const auto& tokens : runs) {
+    if (tokens.empty()) throw Error("decoder run: a state was given no token");
+    run_tokens_.insert(run_tokens_.end(), tokens.begin(), tokens.end());
+    run_rows_.push_back(static_cast<int>(tokens.size()));
+  }
+  return forward(run_tokens_, run_rows_, states);
+}
+
 void Decoder::reorder(std::vector<DecoderState>& states, const std::vector<int>& parents) {
   for (int parent : parents)
     if (parent < 0 || parent >= static_cast<int>(states.size()))
       throw Error("reorder: parent " + std::to_string(parent) + " is not one of the " +
                   std::to_string(states.size()) + " states");
   reordered_.resize(parents.size());
-  for (size_t i = 0; i < parents.size(); ++i) reordered_[i].copy_from(states[parents[i]]);
+  // Copies first, while every parent still holds its rows; then each parent's first child
+  // takes the parent's buffers by a swap: a beam that continues itself costs nothing.
+  taken_.assign(states.size(), 0);
+  std::vector<char> first_child(parents.size(), 0);
+  for (size_t i = 0; i < parents.size(); ++i)
+    if (!taken_[parents[i]]) taken_[parents[i]] = first_child[i] = 1;
+  for (size_t i = 0; i < parents.size(); ++i)
+    if (!first_child[i]) reordered_[i].copy_from(states[parents[i]]);
+  for (size_t i = 0; i < parents.size(); ++i)
+    if (first_child[i]) std::swap(reordered_[i], states[parents[i]]);
   states.swap(reordered_);
 }
 

@@ -32,6 +32,18 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
   return text;
 }
 
+std::vector<std::string> Tokenizer::unknown_words(const std::string& text) const {
+  std::vector<std::string> words;
+  const auto encoded = processor_->EncodeAsImmutableProto(text);
+  for (const auto& piece : encoded.pieces())
+    if (processor_->IsUnknown(static_cast<int>(piece.id()))) words.push_back(piece.surface());
+  return words;
+}
+
+bool Tokenizer::is_unknown(int id) const {
+  return processor_->IsUnknown(id);
+}
+
 std::string Tokenizer::piece(int id) const {
   return processor_->IdToPiece(id);
 }

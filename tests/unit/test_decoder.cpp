@@ -70,7 +70,10 @@ TEST_CASE("cache: cross-attention keys and values are projected once per sentenc
       for (int l = 0; l < c.decoder_layers; ++l)
         CHECK(states[b].layers[l].cross_k.size() ==
               static_cast<size_t>(encoded.length(b)) * c.attention_width());
-    SearchOptions options{c.decoder_start_token, c.special.eos, 10};
+    SearchOptions options;
+    options.start_token = c.decoder_start_token;
+    options.eos = c.special.eos;
+    options.max_length = 10;
     auto hypotheses = greedy_search(decoder, states, options, c.target_vocab_size);
     CHECK(hypotheses.size() == 3);
     CHECK(decoder.cross_projections() == c.decoder_layers);  // none during the decode loop

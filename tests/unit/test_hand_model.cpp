@@ -216,8 +216,10 @@ TEST_CASE("hand model: greedy search gives the reference's ids and log-probabili
   EncodedBatch encoded = encoder.forward({hand->source});
   Decoder decoder(hand->config, hand->weights);
   std::vector<DecoderState> states = decoder.start(encoded);
-  SearchOptions options{hand->config.decoder_start_token, hand->config.special.eos,
-                        greedy["max_length"].get<int>()};
+  SearchOptions options;
+  options.start_token = hand->config.decoder_start_token;
+  options.eos = hand->config.special.eos;
+  options.max_length = greedy["max_length"].get<int>();
   auto hypotheses = greedy_search(decoder, states, options, hand->config.target_vocab_size);
   REQUIRE(hypotheses.size() == 1);
   CHECK(hypotheses[0].tokens == greedy["ids"].get<std::vector<int>>());

@@ -1,29 +1,55 @@
-// Translator: wires tokenizers, encoder, decoder and greedy search together for a batch.
+// Translator: wires tokenizers, encoder, decoder and search together for a batch, and scores
+// given translations by teacher forcing.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "minimt/engine/attention_record.h"
+#include "minimt/engine/search.h"
+#include "minimt/engine/teacher_forcing.h"
 #include "minimt/model/model.h"
 
 namespace minimt {
 
+// What a line holds: a source; a source, a tab and the start the translation must have; or a
+// source, a tab and a translation to score.
+enum class LineColumns { kSource, kSourceAndPrefix, kSourceAndTarget };
+
 struct TranslateOptions {
-  int max_length = 256;           // generated tokens incl. eos; capped at max_positions
-  bool record_attention = false;  // fill Translation::attention
+  int max_length = 256;           // output tokens incl. eos; capped at max_positions
+  bool record_attention = false;  // fill Translation::attention (the best hypothesis)
+  int beam_size = 1;              // 1: greedy, or sampling
+  int n_best = 1;                 // hypotheses kept in Translation::n_best when above 1
+  bool keep_n_best = false;       // fill Translation::n_best even for one hypothesis
+  bool record_n_best = false;     // with record_attention: every n-best entry gets its own
+  float length_penalty = 0.0f;    // ranking: score / length^length_penalty
+  SamplingOptions sampling;
+  uint64_t seed = 0;   // with sampling: line L draws from line_seed(seed, L)
+  std::string prefix;  // forced start of every translation (a line's own wins)
+  LineColumns columns = LineColumns::kSource;
+  int alternatives = 0;      // most likely tokens kept at each output position
+  long long first_line = 1;  // the line number of sentences[0] (seeds the samplers)
 };
 
 struct Translation {
-  std::string source;            // the input text (cut to kMaxLineBytes if it was longer)
-  std::string text;              // the translation
-  std::vector<int> source_ids;   // what the encoder read, incl. the final eos
-  std::vector<int> output_ids;   // what the decoder produced, incl. eos if it was produced
-  std::vector<float> log_probs;  // one per output id
-  float score = 0.0f;            // sum of log_probs
-  bool truncated = false;        // the source was cut (to kMaxLineBytes or max_positions)
-  std::string error;             // not empty: this sentence could not be translated
+  std::string source;                // the input text (cut to kMaxLineBytes if it was longer)
+  std::string prefix;                // the forced start asked for, as text
+  std::string target;                // kSourceAndTarget: the translation that was scored
+  std::string text;                  // the translation (the target when scoring)
+  std::vector<int> source_ids;       // what the encoder read, incl. the final eos
+  std::vector<int> output_ids;       // the translation's ids, incl. eos if it ended with one
+  std::vector<float> log_probs;      // one per output id
+  float score = 0.0f;                // sum of log_probs
+  double ranking_score = 0.0;        // score / length^length_penalty, what beams are ranked by
+  bool finished = true;              // the output ended with eos (false: cut at the length limit)
+  bool truncated = false;            // the source was cut (to kMaxLineBytes or max_positions)
+  std::vector<std::string> unknown;  // parts of the source the model reads as <unk>
+  std::vector<std::vector<TokenProbability>> alternatives;  // per output id, with alternatives
+  std::vector<Translation> n_best;  // with n_best > 1 (or keep_n_best): best first, [0] = this
+  std::string error;                // not empty: this sentence could not be translated
   std::shared_ptr<AttentionRecord> attention;  // when recorded
   bool ok() const { return error.empty(); }
 };
@@ -32,12 +58,12 @@ class Translator {
  public:
   explicit Translator(std::shared_ptr<const Model> model) : model_(std::move(model)) {}
 
-  // Translates a batch; one Translation per sentence, in order. Each sentence is read as
-  // text_input.h says: cut to kMaxLineBytes first, then checked, normalized and tokenized. A
-  // sentence that fails (invalid UTF-8) gets its error and the others are still translated. A
-  // blank sentence (is_blank_input: empty, or only white space, control and invisible format
-  // characters) translates to "" without running the model. Thread-safe: concurrent calls
-  // share the model.
+  // Translates (or, with LineColumns::kSourceAndTarget, scores) a batch; one Translation per
+  // sentence, in order. Each sentence is read as text_input.h says: cut to kMaxLineBytes
+  // first, then checked, normalized and tokenized. A sentence that fails (invalid UTF-8, a
+  // missing column, a target too long) gets its error and the others are still done. A blank
+  // source translates to "" without running the model. The output of a sentence does not
+  // depend on the others in the batch. Thread-safe: concurrent calls share the model.
   std::vector<Translation> translate(const std::vector<std::string>& sentences,
                                      const TranslateOptions& options = {}) const;
 
@@ -49,8 +75,16 @@ class Translator {
   const Model& model() const { return *model_; }
 
  private:
+  struct Job;  // one sentence that goes through the model
   // The ids of normalized text, cut to max_positions with the eos; sets *truncated if cut.
   std::vector<int> normalized_ids(const std::string& text, bool* truncated) const;
+  // Reads sentence i into result (and job, when the model has to run); false if it need not.
+  bool prepare(const std::string& sentence, const TranslateOptions& options, Translation& result,
+               Job& job) const;
+  void run(std::vector<Job>& jobs, std::vector<Translation>& results,
+           const TranslateOptions& options) const;
+  void fill(Translation& result, const Hypothesis& hypothesis,
+            const TranslateOptions& options) const;
 
   std::shared_ptr<const Model> model_;
 };

@@ -86,9 +86,16 @@ class Decoder {
   // Both calls throw Error past max_positions.
   const std::vector<float>& prefix(const std::vector<int>& tokens, DecoderState& state);
 
+  // The same for several states in one pass: runs[b] (at least one token) goes to states[b].
+  // Returns the logits after every position, run after run: [sum of run lengths, V].
+  const std::vector<float>& run(const std::vector<std::vector<int>>& runs,
+                                const std::vector<DecoderState*>& states);
+
   // states[i] becomes a copy of the former states[parents[i]] (DecoderState::copy_from), for a
   // beam search that keeps some hypotheses and drops others. parents may repeat or skip
-  // indices. The buffers of the dropped states are kept for the next call. Pointers to
+  // indices. The first state that continues a parent takes over its buffers (no copy); only
+  // further children copy the parent's rows. The buffers of the dropped states are kept for
+  // the next call. Pointers to
   // elements of states taken before the call no longer point at the reordered states.
   void reorder(std::vector<DecoderState>& states, const std::vector<int>& parents);
 
@@ -112,7 +119,8 @@ class Decoder {
   std::vector<float> x_, logits_;
   std::vector<float> record_probs_;      // [H][T][t+T] of a run of T > 1 recorded positions
   std::vector<DecoderState> reordered_;  // reorder()'s destination, then the spare buffers
-  std::vector<int> positions_, ones_;
+  std::vector<int> positions_, ones_, run_tokens_, run_rows_;
+  std::vector<char> taken_;  // reorder(): the parents already handed to a child
   long long cross_projections_ = 0;
 };
 

@@ -1,6 +1,8 @@
-// Greedy search. It sees the decoder only through its step function.
+// Search: greedy, sampling and beam search over the decoder, which it sees only through
+// Decoder::run (the forced start) and Decoder::step / reorder (one token a step).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "minimt/engine/decoder.h"
@@ -8,19 +10,46 @@
 namespace minimt {
 
 struct Hypothesis {
-  std::vector<int> tokens;       // generated ids, incl. eos when it was produced
-  std::vector<float> log_probs;  // log-probability of each generated token
+  std::vector<int> tokens;       // output ids: a forced prefix, then the generated ones (eos too)
+  std::vector<float> log_probs;  // the model's log-probability of each token (natural log)
+  bool finished = false;         // ended with eos (false: stopped at the maximum length)
   float score() const;           // sum of log_probs
+};
+
+// The score hypotheses are ranked by: score / length^length_penalty, the length counting eos.
+double ranking_score(const Hypothesis& hypothesis, float length_penalty);
+
+struct SamplingOptions {
+  bool enabled = false;
+  float temperature = 1.0f;  // > 0: the logits are divided by it
+  int top_k = 0;             // keep the k most likely tokens; 0: all
+  float top_p = 1.0f;        // then the fewest most likely whose probability reaches top_p
 };
 
 struct SearchOptions {
   int start_token = 0;
   int eos = 0;
-  int max_length = 256;  // generated tokens, eos included
+  int max_length = 256;  // output tokens, prefix and eos included
+  int beam_size = 1;     // 1: greedy (or sampling)
+  int n_best = 1;        // hypotheses returned per sentence, <= beam_size
+  float length_penalty = 0.0f;
+  SamplingOptions sampling;
 };
 
-// Arg-max at every step (lowest id on a tie) until eos or max_length. Finished sentences leave
-// the batch, so later steps only compute the ones still going.
+// What one sentence asks of the search besides the options.
+struct SearchRequest {
+  std::vector<int> prefix;  // forced first output tokens (cut to max_length)
+  uint64_t seed = 0;        // the sentence's own random generator, when sampling
+};
+
+// Decodes every state (fresh from Decoder::start) and returns, per state, its hypotheses best
+// first: one for greedy search and sampling, n_best for a beam search. requests may be empty
+// (no prefix, seed 0) or hold one entry per state. The states are used up.
+std::vector<std::vector<Hypothesis>> search(Decoder& decoder, std::vector<DecoderState>& states,
+                                            const std::vector<SearchRequest>& requests,
+                                            const SearchOptions& options, int vocab_size);
+
+// Arg-max at every step (lowest id on a tie) until eos or max_length: search() with beam size 1.
 std::vector<Hypothesis> greedy_search(Decoder& decoder, std::vector<DecoderState>& states,
                                       const SearchOptions& options, int vocab_size);
 

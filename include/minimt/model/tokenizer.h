@@ -20,6 +20,9 @@ class Tokenizer {
 
   std::vector<int> encode(const std::string& text) const;
   std::string decode(const std::vector<int>& ids) const;
+  // The parts of text that encode() turns into the unknown piece, as they are written in it.
+  std::vector<std::string> unknown_words(const std::string& text) const;
+  bool is_unknown(int id) const;
   std::string piece(int id) const;
   int size() const;
 

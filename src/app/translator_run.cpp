@@ -1,0 +1,118 @@
+// The model's part of Translator::translate: the encoder once for the batch, the search (or
+// the given targets), then, when asked, one teacher-forced pass over the chosen outputs that
+// records their attention and alternatives: the attention shown always belongs to the output.
+#include "minimt/app/translator.h"
+#include "minimt/engine/decoder.h"
+#include "minimt/engine/encoder.h"
+#include "minimt/engine/sampler.h"
+#include "translator_job.h"
+
+namespace minimt {
+
+namespace {
+
+// One output to re-read by teacher forcing, from the state its sentence started with.
+struct Reread {
+  Translation* owner;
+  const DecoderState* start;
+};
+
+void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfig& c, bool scoring,
+            const TranslateOptions& options) {
+  std::vector<DecoderState> states(items.size());
+  std::vector<DecoderState*> pointers;
+  std::vector<const std::vector<int>*> outputs;
+  for (size_t i = 0; i < items.size(); ++i) {
+    states[i].copy_from(*items[i].start);  // shares the cross-attention keys and values
+    states[i].record = items[i].owner->attention.get();
+    pointers.push_back(&states[i]);
+    outputs.push_back(&items[i].owner->output_ids);
+  }
+  std::vector<ForcedOutput> forced = teacher_force(
+      decoder, pointers, outputs, c.decoder_start_token, options.alternatives, c.target_vocab_size);
+  for (size_t i = 0; i < items.size(); ++i) {
+    Translation& owner = *items[i].owner;
+    if (scoring) {
+      Hypothesis given{owner.output_ids, forced[i].log_probs, true};
+      owner.log_probs = given.log_probs;
+      owner.score = given.score();
+      owner.ranking_score = ranking_score(given, 0.0f);
+    }
+    owner.alternatives = std::move(forced[i].alternatives);
+  }
+}
+
+}  // namespace
+
+void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
+                     const TranslateOptions& options) const {
+  const ModelConfig& c = model_->config();
+  std::vector<std::vector<int>> sources;
+  std::vector<AttentionRecord*> records;
+  for (const Job& job : jobs) {
+    sources.push_back(results[job.index].source_ids);
+    records.push_back(results[job.index].attention.get());
+  }
+  Encoder encoder(c, model_->weights());
+  Decoder decoder(c, model_->weights());
+  EncodedBatch encoded = encoder.forward(sources, records);   // the encoder runs once
+  std::vector<DecoderState> states = decoder.start(encoded);  // cross K/V projected once
+  const bool scoring = options.columns == LineColumns::kSourceAndTarget;
+  const bool rereading = scoring || options.record_attention || options.alternatives > 0;
+  // The search uses its states up: keep fresh copies (sharing the cross K/V) to re-read from.
+  std::vector<DecoderState> fresh(rereading && !scoring ? states.size() : 0);
+  for (size_t k = 0; k < fresh.size(); ++k) fresh[k].copy_from(states[k]);
+
+  if (scoring) {
+    for (const Job& job : jobs) {
+      Translation& result = results[job.index];
+      result.output_ids = job.target_ids;
+      result.text = result.target;
+    }
+  } else {
+    SearchOptions search_options{
+        c.decoder_start_token, c.special.eos,  effective_max_length(options.max_length),
+        options.beam_size,     options.n_best, options.length_penalty,
+        options.sampling};
+    std::vector<SearchRequest> requests;
+    for (const Job& job : jobs)
+      requests.push_back(
+          {job.prefix_ids,
+           line_seed(options.seed, options.first_line + static_cast<long long>(job.index))});
+    auto hypotheses = search(decoder, states, requests, search_options, c.target_vocab_size);
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      Translation& result = results[jobs[k].index];
+      const auto& list = hypotheses[k];
+      fill(result, list.empty() ? Hypothesis{} : list.front(), options);
+      if (options.n_best <= 1 && !options.keep_n_best) continue;
+      for (const Hypothesis& hypothesis : list) {
+        Translation entry;
+        entry.source = result.source;
+        entry.source_ids = result.source_ids;
+        fill(entry, hypothesis, options);
+        result.n_best.push_back(std::move(entry));
+      }
+    }
+  }
+  if (!rereading) return;
+  std::vector<Reread> items;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    Translation& result = results[jobs[k].index];
+    const DecoderState* start = scoring ? &states[k] : &fresh[k];
+    items.push_back({&result, start});
+    if (!options.record_attention || !options.record_n_best) continue;
+    for (size_t r = 1; r < result.n_best.size(); ++r) {
+      result.n_best[r].attention = empty_record(c, result.attention->source_length);
+      items.push_back({&result.n_best[r], start});
+    }
+  }
+  reread(decoder, items, c, scoring, options);
+  for (const Job& job : jobs) {
+    Translation& result = results[job.index];
+    if (result.n_best.empty()) continue;
+    result.n_best[0].attention = result.attention;
+    result.n_best[0].alternatives = result.alternatives;
+  }
+}
+
+}  // namespace minimt

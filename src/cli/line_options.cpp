@@ -1,0 +1,132 @@
+// The options translate and score share (line_run.h).
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/line_run.h"
+#include "cli/option_parsing.h"
+#include "minimt/app/alignment.h"
+#include "minimt/base/error.h"
+
+namespace minimt::cli {
+namespace {
+
+// A LIST option (one argument, e.g. "0,-1") parsed by `parse` when given; needs `needed`.
+void add_list_option(CLI::App& command, const std::string& name, const std::string& help,
+                     CLI::Option* needed, std::function<void(const std::string&)> parse) {
+  command.add_option_function<std::string>(name, std::move(parse), help)
+      ->type_name("LIST")
+      ->needs(needed);
+}
+
+}  // namespace
+
+CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
+  add_model_option(command, args.model);
+  if (!args.scoring)
+    command
+        .add_option("--max-length", args.max_length,
+                    "most tokens to generate per sentence, eos included (capped at max_positions)")
+        ->check(CLI::Range(0, 1 << 20))
+        ->capture_default_str();
+  CLI::Option* input =
+      command.add_option("-i,--input", args.input, "read lines from FILE (default, or -: stdin)")
+          ->type_name("FILE");
+  command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")
+      ->type_name("FILE");
+  command
+      .add_option("--format", args.format,
+                  args.scoring ? "text: one score per line; jsonl: one JSON object per line"
+                               : "text: one translation per line; jsonl: one JSON object per line")
+      ->check(CLI::IsMember({"text", "jsonl"}))
+      ->capture_default_str();
+  command
+      .add_option("--threads", args.threads,
+                  "batches run in parallel (default 0: one thread per core)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1024));
+  command
+      .add_option("--batch-size", args.batch_size,
+                  "consecutive lines per batch, the unit of work of a thread (--threads times "
+                  "--batch-size at most 65536)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  command.add_flag("--fail-fast", args.fail_fast,
+                   "stop at the first line that fails (invalid UTF-8, a missing column)");
+  command.add_flag("-q,--quiet", args.quiet, "no progress bar and no warnings");
+  return input;
+}
+
+// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view.
+void add_attention_options(CLI::App& command, LineRunArgs& args) {
+  CLI::Option* dump =
+      command
+          .add_option("--dump-attention", args.dump_attention,
+                      "write the attention weights to this JSON file (one entry per line)")
+          ->type_name("FILE");
+  add_list_option(command, "--dump-types",
+                  "attention to dump: any of encoder,decoder,cross (default: all)", dump,
+                  [&args](const std::string& list) {
+                    args.dump_types = parse_list("--dump-types", list);
+                    for (const auto& type : args.dump_types)
+                      if (type != "encoder" && type != "decoder" && type != "cross")
+                        throw CLI::ValidationError(
+                            "--dump-types", "'" + type + "' is not encoder, decoder or cross");
+                  });
+  add_list_option(command, "--dump-layers",
+                  "layers to dump, e.g. 0,-1 (negative counts from the end; default: all)", dump,
+                  [&args](const std::string& list) {
+                    args.dump_layers =
+                        parse_numbers("--dump-layers", list, true,
+                                      "a layer number (0 is the first, -1 the last)");
+                  });
+  add_list_option(
+      command, "--dump-heads", "heads to dump, e.g. 0,3 (numbered from 0; default: all)", dump,
+      [&args](const std::string& list) {
+        args.dump_heads =
+            parse_numbers("--dump-heads", list, false, "a head number (heads are numbered from 0)");
+      });
+  command
+      .add_option("--view", args.view,
+                  "also render the attention as one self-contained HTML page (as minimt view "
+                  "does; it shows what --dump-* select when given)")
+      ->type_name("FILE.html");
+}
+
+// --align, --align-layer, --align-heads, --align-rule.
+void add_align_options(CLI::App& command, LineRunArgs& args) {
+  CLI::Option* align = command.add_flag(
+      "--align", args.align,
+      "after each translation, a tab and its word alignment in Pharaoh format (source-target, "
+      "e.g. 0-0 1-2 2-1), from cross-attention; jsonl: an \"alignment\" field");
+  command
+      .add_option("--align-layer", args.align_layer,
+                  "decoder layer the alignment reads (negative counts from the end)")
+      ->type_name("N")
+      ->capture_default_str()
+      ->needs(align);
+  add_list_option(command, "--align-heads",
+                  "heads whose cross-attention the alignment averages, e.g. 0,3 (default: all)",
+                  align, [&args](const std::string& list) {
+                    args.align_heads = parse_numbers("--align-heads", list, false,
+                                                     "a head number (heads are numbered from 0)");
+                  });
+  command
+      .add_option("--align-rule", args.align_rule,
+                  "best-source: each target word to its best source word; best-target: each "
+                  "source word to its best target word; intersection: links both agree on")
+      ->check(
+          [](const std::string& name) {
+            try {
+              parse_align_rule(name);
+              return std::string();
+            } catch (const Error& e) {
+              return std::string(e.what());
+            }
+          },
+          "RULE")
+      ->default_str(to_string(AlignmentOptions{}.rule))
+      ->needs(align);
+}
+
+}  // namespace minimt::cli

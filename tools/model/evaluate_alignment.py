@@ -1,16 +1,18 @@
 #!/usr/bin/python3
-"""Measures minimt's word alignments (translate --align) against gold links.
+"""Measures minimt's word alignments (--align) against gold links.
 
 For every alignment rule, every decoder layer and the average over heads (and, with
---single-heads, each head alone) it runs
+--single-heads, each head alone) it runs minimt on DATA and compares the links with GOLD
+(tools/model/corpus.py writes it: Pharaoh, `i-j` sure, `i?j` possible, one line per line of
+DATA). The gold links belong to the reference translation, so by default minimt is made to
+read the reference (forced alignment, teacher forcing):
 
-    MINIMT translate --model MODEL -q --align --align-rule R --align-layer L [--align-heads H]
+    MINIMT score --model MODEL -q --align --align-rule R --align-layer L [--align-heads H]
 
-on the English side of DATA and compares the links with GOLD (tools/model/corpus.py writes it:
-Pharaoh, `i-j` sure, `i?j` possible, one line per line of DATA). The gold links belong to the
-reference translation, so only the sentences whose translation equals the reference are
-scored (their number is printed). Measures, over those sentences (A: minimt's links, S: sure
-gold links, P: sure and possible):
+with the lines ENGLISH<TAB>REFERENCE, and every sentence is scored. With --mode translate it
+runs `MINIMT translate ... --align` on the English instead and scores only the sentences
+translated exactly as the reference (their number is printed). Measures (A: minimt's links,
+S: sure gold links, P: sure and possible):
 
   AER        1 - (|A∩S| + |A∩P|) / (|A| + |S|)        (Och & Ney 2003; lower is better)
   precision  |A∩P| / |A|
@@ -21,7 +23,8 @@ gold links, P: sure and possible):
 
 Usage: tools/model/evaluate_alignment.py [--minimt build/minimt] [--model models/en-fr]
            [--data tools/model/data/heldout.tsv] [--gold DATA with .align] [--rules R,...]
-           [--layers 0,1,...] [--single-heads] [--limit N] [--json FILE] [--max-aer X]
+           [--layers 0,1,...] [--single-heads] [--mode forced|translate] [--limit N]
+           [--json FILE] [--max-aer X]
 --rules and --layers take `default` for minimt's own default (no option given).
 Prints a Markdown table. Exit status 0 when the runs worked; --max-aer X makes it 1 when the
 AER of any configuration measured is above X.
@@ -63,16 +66,21 @@ def parse_links(text):
     return links
 
 
-def run_minimt(binary, model, sentences, rule, layer, heads):
-    """minimt's (translation, links) per sentence for one configuration."""
-    command = [binary, "translate", "--model", model, "-q", "--align"]
+def run_minimt(binary, model, pairs, rule, layer, heads, mode="forced"):
+    """minimt's (translation, links) per pair for one configuration. Forced: `score` reads the
+    reference, which is returned as the translation."""
+    command = [binary, "score" if mode == "forced" else "translate", "--model", model, "-q",
+               "--align"]
     if rule != "default":
         command += ["--align-rule", rule]
     if layer != "default":
         command += ["--align-layer", str(layer)]
     if heads != "avg":
         command += ["--align-heads", str(heads)]
-    text = "".join(s + "\n" for s in sentences)
+    if mode == "forced":
+        text = "".join(f"{e}\t{f}\n" for e, f in pairs)
+    else:
+        text = "".join(e + "\n" for e, _ in pairs)
     proc = subprocess.run(command, input=text.encode("utf-8"), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
     if proc.returncode != 0:
@@ -81,12 +89,12 @@ def run_minimt(binary, model, sentences, rule, layer, heads):
     lines = proc.stdout.decode("utf-8").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if len(lines) != len(sentences):
-        sys.exit(f"{binary} printed {len(lines)} lines for {len(sentences)} sentences")
+    if len(lines) != len(pairs):
+        sys.exit(f"{binary} printed {len(lines)} lines for {len(pairs)} sentences")
     out = []
-    for line in lines:
-        translation, _, links = line.partition("\t")
-        out.append((translation, parse_links(links)))
+    for line, (_, reference) in zip(lines, pairs):
+        first, _, links = line.partition("\t")
+        out.append((reference if mode == "forced" else first, parse_links(links)))
     return out
 
 
@@ -158,6 +166,9 @@ def main():
     ap.add_argument("--rules", help="comma-separated rules (default: all five; `default`: none given)")
     ap.add_argument("--layers", help="comma-separated decoder layers (default: all; `default`: none given)")
     ap.add_argument("--single-heads", action="store_true", help="also each head alone")
+    ap.add_argument("--mode", choices=("forced", "translate"), default="forced",
+                    help="forced: minimt score reads the reference (every sentence); translate: "
+                         "minimt's own translation (only those equal to the reference)")
     ap.add_argument("--limit", type=int, help="only the first N sentences")
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument("--max-aer", type=float, help="exit 1 if an AER (a fraction) is above this")
@@ -174,12 +185,13 @@ def main():
     content = corpus.content_words()
     results = []
     for rule, layer, heads in configurations(args, config["decoder_layers"], config["num_heads"]):
-        output = run_minimt(args.minimt, args.model, [e for e, _ in pairs], rule, layer, heads)
+        output = run_minimt(args.minimt, args.model, pairs, rule, layer, heads, args.mode)
         measures, _ = score(pairs, gold, output, content)
         results.append({"rule": rule, "layer": layer, "heads": heads, **measures})
     counts = {r["sentences"] for r in results}
-    print(f"scored: {'/'.join(map(str, sorted(counts)))} of {len(pairs)} sentences "
-          f"(those translated exactly as the reference)\n")
+    how = ("forced alignment: minimt score reads the reference" if args.mode == "forced" else
+           "those minimt translates exactly as the reference")
+    print(f"scored: {'/'.join(map(str, sorted(counts)))} of {len(pairs)} sentences ({how})\n")
     print(table(results))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

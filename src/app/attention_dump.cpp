@@ -123,6 +123,29 @@ void AttentionDumpWriter::add(const Translation& t) {
   write_tokens(schema::kSourceTokens, source_pieces);
   write_tokens(schema::kDecoderInputTokens, input_pieces);
   write_tokens(schema::kOutputTokens, output_pieces);
+  if (t.log_probs.size() == t.output_ids.size()) {
+    out_ << ',' << key(schema::kOutputLogProbs) << '[';
+    for (size_t i = 0; i < t.log_probs.size(); ++i) {
+      if (i) out_ << ',';
+      write_json_float(out_, t.log_probs[i]);
+    }
+    out_ << ']';
+  }
+  if (!t.alternatives.empty()) {
+    out_ << ',' << key(schema::kAlternatives) << '[';
+    for (size_t i = 0; i < t.alternatives.size(); ++i) {
+      out_ << (i ? ",[" : "[");
+      for (size_t k = 0; k < t.alternatives[i].size(); ++k) {
+        out_ << (k ? ",{" : "{") << key(schema::kToken)
+             << json_string(target.piece(t.alternatives[i][k].id)) << ','
+             << key(schema::kProbability);
+        write_json_float(out_, t.alternatives[i][k].probability);
+        out_ << '}';
+      }
+      out_ << ']';
+    }
+    out_ << ']';
+  }
 
   const AttentionRecord empty;
   const AttentionRecord& r = t.attention ? *t.attention : empty;

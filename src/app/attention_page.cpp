@@ -181,6 +181,8 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
                   {"source_tokens", s.source_tokens},
                   {"decoder_input_tokens", s.decoder_input_tokens},
                   {"output_tokens", s.output_tokens},
+                  {"output_log_probs", s.output_log_probs},
+                  {"alternatives", s.alternatives},
                   {"attention", json::object()}};
     write_sentence(body, s, k, entry, summary);
     data_sentences.push_back(std::move(entry));

@@ -1,6 +1,7 @@
 #include "minimt/app/dump_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <streambuf>
 
 #include "minimt/base/error.h"
@@ -129,6 +130,49 @@ AttentionMatrices read_type(const json& value, const schema::AttentionType& type
   return m;
 }
 
+// A probability's logarithm, or a probability: a finite number in range.
+float probability_number(const json& value, bool logarithm, const std::string& where) {
+  if (!value.is_number()) throw Error(where + " is not a number");
+  const double x = value.get<double>();
+  if (!std::isfinite(x) || x > (logarithm ? 1e-3 : 1.001) || (!logarithm && x < 0))
+    throw Error(where + " is not a " + (logarithm ? "log-probability" : "probability") + ": " +
+                value.dump());
+  return static_cast<float>(x);
+}
+
+// The optional output_log_probs and alternatives, one entry per output token.
+void read_output_probabilities(const json& entry, DumpSentence& s, const std::string& where) {
+  const size_t count = s.output_tokens.size();
+  auto list = [&](const char* key) -> const json* {
+    auto it = entry.find(key);
+    if (it == entry.end() || it->is_null()) return nullptr;
+    if (!it->is_array() || it->size() != count)
+      throw Error(where + ": " + key + " is not a list of one entry per output token");
+    return &*it;
+  };
+  if (const json* values = list(schema::kOutputLogProbs))
+    for (size_t i = 0; i < count; ++i)
+      s.output_log_probs.push_back(probability_number(
+          (*values)[i], true,
+          where + ": " + schema::kOutputLogProbs + "[" + std::to_string(i) + "]"));
+  if (const json* positions = list(schema::kAlternatives))
+    for (size_t i = 0; i < count; ++i) {
+      const std::string at = where + ": " + schema::kAlternatives + "[" + std::to_string(i) + "]";
+      const json& position = (*positions)[i];
+      if (!position.is_array() || position.size() > 1000)
+        throw Error(at + " is not a list of at most 1000 alternatives");
+      s.alternatives.emplace_back();
+      for (const json& alternative : position) {
+        if (!alternative.is_object() || !alternative.contains(schema::kToken))
+          throw Error(at + " holds something other than {\"token\", \"probability\"} objects");
+        s.alternatives.back().emplace_back(
+            string_field(alternative, schema::kToken, at),
+            probability_number(alternative.value(schema::kProbability, json()), false,
+                               at + ": " + schema::kProbability));
+      }
+    }
+}
+
 DumpSentence read_sentence(const json& entry, int number, const Selection& selection,
                            const std::string& where) {
   if (!entry.is_object()) throw Error(where + " is not an object");
@@ -149,6 +193,7 @@ DumpSentence read_sentence(const json& entry, int number, const Selection& selec
   s.output_tokens = tokens(schema::kOutputTokens);
   if (s.output_tokens.size() != s.decoder_input_tokens.size())
     throw Error(where + ": output_tokens and decoder_input_tokens differ in length");
+  read_output_probabilities(entry, s, where);
   for (const schema::AttentionType& type : schema::kAttentionTypes) {
     auto it = entry.find(type.key);
     if (it == entry.end() || it->is_null()) continue;

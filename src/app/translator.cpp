@@ -11,6 +11,11 @@
 #include "translator_job.h"
 
 namespace minimt {
+namespace {
+
+constexpr size_t kMaxUnknownListed = 100;  // distinct unknown words kept per sentence
+
+}  // namespace
 
 std::vector<int> Translator::source_ids(const std::string& text, bool* truncated) const {
   std::string kept = text.substr(0, utf8_prefix_length(text, kMaxLineBytes));
@@ -70,7 +75,10 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
     result.source_ids = normalized_ids(normalized, &result.truncated);
     if (std::any_of(result.source_ids.begin(), result.source_ids.end(),
                     [&](int id) { return model_->source_tokenizer().is_unknown(id); }))
-      result.unknown = model_->source_tokenizer().unknown_words(normalized);
+      for (std::string& word : model_->source_tokenizer().unknown_words(normalized))
+        if (result.unknown.size() < kMaxUnknownListed &&
+            std::find(result.unknown.begin(), result.unknown.end(), word) == result.unknown.end())
+          result.unknown.push_back(std::move(word));
     if (!is_blank_input(result.prefix))
       job.prefix_ids = target.encode(normalize_input(result.prefix));
     if (scoring) {

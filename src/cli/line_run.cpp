@@ -24,6 +24,12 @@
 namespace minimt::cli {
 namespace {
 
+// The alternatives a dump and the page keep at each output position.
+constexpr int kAlternativesDrawn = 5;
+
+// Warnings of one kind named line by line; the rest are counted at the end.
+constexpr long long kWarningsPerKind = 10;
+
 // The most lines --threads times --batch-size may ask for (see check_batch_limit).
 constexpr int kMaxLinesPerRound = 65536;
 
@@ -51,7 +57,9 @@ BatchOptions batch_options(const LineRunArgs& args, uint64_t seed) {
   translate.columns = args.scoring         ? LineColumns::kSourceAndTarget
                       : args.prefix_column ? LineColumns::kSourceAndPrefix
                                            : LineColumns::kSource;
-  translate.alternatives = args.alternatives;
+  // The page shows the most likely tokens at each output position when the mouse is over it.
+  const bool drawn = !args.dump_attention.empty() || !args.view.empty();
+  translate.alternatives = std::max(args.alternatives, drawn ? kAlternativesDrawn : 0);
   return options;
 }
 
@@ -162,11 +170,16 @@ class TranslateRun {
   ProgressBar progress_;
   const bool output_under_bar_;
   long long failures_ = 0, written_ = 0;
+  long long unknown_lines_ = 0, cut_short_lines_ = 0;  // warned about, or not past the first few
 };
 
 OutputRecord TranslateRun::make_record(const Translation& t, long long line, double time_ms) const {
   OutputRecord record = make_output_record(model_, t, line, time_ms, args_.scoring);
   record.has_n_best = args_.n_best_given;
+  record.alternatives.resize(args_.alternatives > 0 ? record.alternatives.size() : 0);
+  for (auto& position : record.alternatives)
+    if (position.size() > static_cast<size_t>(args_.alternatives))
+      position.resize(args_.alternatives);
   const bool penalized = args_.length_penalty != 0.0f && !args_.scoring;
   if (penalized) record.ranking_score = t.ranking_score;
   for (size_t r = 0; r < record.n_best.size(); ++r) {
@@ -203,13 +216,17 @@ void TranslateRun::report(const Translation& t, long long line) {
   if (t.truncated && !args_.quiet)
     progress_.message(where + " is longer than the model's max_positions (" +
                       std::to_string(model_.config().max_positions) + " tokens) and was cut");
-  if (!t.unknown.empty() && !args_.quiet) {
+  if (!t.unknown.empty() && !args_.quiet && unknown_lines_++ < kWarningsPerKind) {
     std::string words;
-    for (const std::string& word : t.unknown) words += (words.empty() ? "'" : ", '") + word + "'";
+    const size_t shown = std::min<size_t>(t.unknown.size(), 8);
+    for (size_t i = 0; i < shown; ++i) words += (i ? ", '" : "'") + t.unknown[i] + "'";
+    if (shown < t.unknown.size())
+      words += " and " + std::to_string(t.unknown.size() - shown) + " more";
     progress_.message(where + ": the model does not know " + words +
                       " (read as <unk>); see minimt vocab");
   }
-  if (t.ok() && !t.finished && !args_.scoring && !args_.quiet)
+  if (t.ok() && !t.finished && !args_.scoring && !args_.quiet &&
+      cut_short_lines_++ < kWarningsPerKind)
     progress_.message(where + ": the translation stopped at " +
                       std::to_string(t.output_ids.size()) + " tokens (--max-length " +
                       std::to_string(args_.max_length) + ", max_positions " +
@@ -238,6 +255,12 @@ bool TranslateRun::write(LineBatch& batch) {
 
 int TranslateRun::finish() {
   out_.flush();  // false if the reader has gone, which is not an error
+  if (unknown_lines_ > kWarningsPerKind)
+    progress_.message("minimt: warning: " + std::to_string(unknown_lines_ - kWarningsPerKind) +
+                      " more lines have words the model does not know (\"unknown\" in jsonl)");
+  if (cut_short_lines_ > kWarningsPerKind)
+    progress_.message("minimt: warning: " + std::to_string(cut_short_lines_ - kWarningsPerKind) +
+                      " more translations stopped before their end (\"cut_short\" in jsonl)");
   progress_.clear();
   if (dump_) dump_->finish();
   if (view_) view_->finish();

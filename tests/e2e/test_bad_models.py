@@ -20,6 +20,7 @@ and a timeout, and must refuse within CPU_SECONDS of CPU time and MAX_RSS_MB of 
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import struct
@@ -62,6 +63,13 @@ def write_safetensors(path, header, data, header_length=None):
 
 def tensor_names(header):
     return sorted(k for k in header if k != "__metadata__")
+
+
+def quiet_apart_from_cut(stderr):
+    """Nothing on stderr but, at most, the warning that a random model's output reached the
+    length limit before eos."""
+    return re.fullmatch(rb"(minimt: warning: line 1: the translation stopped at \d+ tokens "
+                        rb"[^\n]* before its end \(eos\)\n)?", stderr) is not None
 
 
 # ----------------------------------------------------------------------------- breakages
@@ -575,7 +583,7 @@ def check_symlinks_inside(checker, minimt, work, valid, expected):
     os.symlink(linked, alias)
     for model_dir in (linked, alias, alias + "/"):
         result = run(minimt, "translate", "--model", model_dir, "x")
-        checker.check(result.returncode == 0 and result.stderr == b"" and
+        checker.check(result.returncode == 0 and quiet_apart_from_cut(result.stderr) and
                       result.stdout == expected,
                       "symlinks inside %s: status %d, stdout %r (expected %r), stderr %r"
                       % (model_dir, result.returncode, result.stdout, expected, result.stderr))
@@ -605,7 +613,7 @@ def main():
 
         # The valid model works: one line out, nothing on stderr, status 0.
         ok = run(minimt, "translate", "--model", valid, "x")
-        checker.check(ok.returncode == 0 and ok.stderr == b"" and
+        checker.check(ok.returncode == 0 and quiet_apart_from_cut(ok.stderr) and
                       ok.stdout.decode().count("\n") == 1,
                       "the valid model: status %d, stdout %r, stderr %r"
                       % (ok.returncode, ok.stdout, ok.stderr))

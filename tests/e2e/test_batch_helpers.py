@@ -5,6 +5,7 @@ ends with the line "N passed, N failed".
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,18 @@ def random_model(workdir, *extra):
                     "random-model", path] + args,
                    check=True, stdout=subprocess.DEVNULL, timeout=TIMEOUT)
     return path
+
+
+# The warnings about outputs that stopped at the length limit and words the model does not know:
+# random models rarely say eos, and their vocabulary misses characters. Checks about other
+# noise on stderr leave these out.
+SEARCH_WARNINGS = re.compile(
+    rb"minimt: warning: (line \d+: the (translation stopped at|model does not know)|"
+    rb"\d+ more (lines have words|translations stopped))[^\n]*\n")
+
+
+def without_search_warnings(err):
+    return SEARCH_WARNINGS.sub(b"", err)
 
 
 def workdir():

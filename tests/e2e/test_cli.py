@@ -97,9 +97,14 @@ def check_hand_model(checker, minimt):
         config = json.load(f)
     text = expected["source_text"]
     translation = expected["greedy"]["text"] + "\n"
+    # The hand computation ends without eos after max_length tokens: the output was cut short.
+    ids = expected["greedy"]["ids"]
+    cut_warning = ("minimt: warning: line 1: the translation stopped at %d tokens (--max-length "
+                   "256, max_positions %d) before its end (eos)\n"
+                   % (len(ids), config["max_positions"])) if 3 not in ids else ""
 
     status, out, err = run(minimt, "translate", "--model", HAND, text)
-    checker.check(status == 0 and out == translation and err == "",
+    checker.check(status == 0 and out == translation and err == cut_warning,
                   "translate %r: status %d, %r (expected %r), stderr %r"
                   % (text, status, out, translation, err))
     status, out, err = run(minimt, "translate", "--model", HAND, stdin=(text + "\n").encode())

@@ -406,3 +406,42 @@ TEST_CASE("negative numbers count from the end", "[view]") {
   CHECK(index_from_end(-7, 6) == -1);  // out of range: callers check
   CHECK(index_from_end(6, 6) == 6);
 }
+
+TEST_CASE("output log-probabilities and alternatives: optional, read, checked", "[view]") {
+  json dump = make_dump();
+  const size_t outputs = dump["sentences"][0]["output_tokens"].size();
+  AttentionDump plain = parse_attention_dump(dump, "d.json");  // a dump without them
+  CHECK(plain.sentences[0].output_log_probs.empty());
+  CHECK(plain.sentences[0].alternatives.empty());
+
+  json log_probs = json::array(), alternatives = json::array();
+  for (size_t i = 0; i < outputs; ++i) {
+    log_probs.push_back(-0.25 * static_cast<double>(i));
+    alternatives.push_back(json::array({{{"token", "a"}, {"probability", 0.75}},
+                                        {{"token", "b"}, {"probability", 0.125}}}));
+  }
+  dump["sentences"][0]["output_log_probs"] = log_probs;
+  dump["sentences"][0]["alternatives"] = alternatives;
+  AttentionDump parsed = parse_attention_dump(dump, "d.json");
+  const DumpSentence& s = parsed.sentences[0];
+  REQUIRE(s.output_log_probs.size() == outputs);
+  CHECK(s.output_log_probs.back() == Approx(-0.25 * static_cast<double>(outputs - 1)));
+  REQUIRE(s.alternatives.size() == outputs);
+  CHECK(s.alternatives[0][1] == std::make_pair(std::string("b"), 0.125f));
+
+  json bad = dump;
+  bad["sentences"][0]["output_log_probs"][0] = 0.5;  // a probability above 1
+  CHECK_THROWS_WITH(parse_attention_dump(bad, "d.json"),
+                    Catch::Contains("output_log_probs[0] is not a log-probability"));
+  bad = dump;
+  bad["sentences"][0]["output_log_probs"].erase(0);
+  CHECK_THROWS_WITH(parse_attention_dump(bad, "d.json"),
+                    Catch::Contains("output_log_probs is not a list of one entry per output"));
+  bad = dump;
+  bad["sentences"][0]["alternatives"][1][0]["probability"] = -1;
+  CHECK_THROWS_WITH(parse_attention_dump(bad, "d.json"),
+                    Catch::Contains("alternatives[1]: probability is not a probability"));
+  bad = dump;
+  bad["sentences"][0]["alternatives"][0][0].erase("token");
+  CHECK_THROWS_WITH(parse_attention_dump(bad, "d.json"), Catch::Contains("alternatives[0]"));
+}

@@ -240,11 +240,12 @@ TEST_CASE("JSON Lines records: control characters escaped, NaN as null", "[text]
       "b",
       "\x1F"};
   record.score = std::numeric_limits<float>::quiet_NaN();
+  record.token_log_probs = {-std::numeric_limits<float>::infinity(), -0.5f};
   record.time_ms = 1.5;
   CHECK(jsonl_line(record) ==
         "{\"line\":7,\"source\":\"a\\u0000\\u0001\x7F\xEF\xBF\xBD\",\"translation\":"
         "\"\\\"\\\\\\n\",\"tokens\":[\"\xE2\x96\x81"
-        "b\",\"\\u001f\"],\"score\":null,"
+        "b\",\"\\u001f\"],\"score\":null,\"token_log_probs\":[null,-0.5],"
         "\"time_ms\":1.500}\n");
   record.score = -1.25f;
   record.time_ms = std::numeric_limits<double>::infinity();

@@ -5,6 +5,7 @@
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "minimt/app/dump_schema.h"
@@ -30,6 +31,9 @@ struct DumpSentence {
   std::string source, translation;
   std::string error;  // not empty: the sentence failed and has no matrices
   std::vector<std::string> source_tokens, decoder_input_tokens, output_tokens;
+  std::vector<float> output_log_probs;  // one per output token, or none (older dumps)
+  // Per output token, or none: the most likely tokens there and their probabilities.
+  std::vector<std::vector<std::pair<std::string, float>>> alternatives;
   std::vector<AttentionMatrices>
       attention;  // in the order encoder, decoder, cross; only those present
   bool blank() const { return error.empty() && source_tokens.empty(); }

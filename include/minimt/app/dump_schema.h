@@ -6,7 +6,11 @@
 //  "selection": {"types": [TYPE...], "layers": [INT...] or null, "heads": [INT...]},
 //  "sentences": [{"source": S, "translation": S  or  "error": S,
 //                 "source_tokens": [S...], "decoder_input_tokens": [S...],
-//                 "output_tokens": [S...], KEY: [layer][head][row][col] for each type kept}]}
+//                 "output_tokens": [S...], "output_log_probs": [F...],
+//                 "alternatives": [[{"token": S, "probability": F}...]...],
+//                 KEY: [layer][head][row][col] for each type kept}]}
+// output_log_probs (one per output token) and alternatives (the most likely tokens at each
+// output position) are optional: dumps written before them are read as they were.
 #pragma once
 
 #include <string>
@@ -30,6 +34,10 @@ inline constexpr char kError[] = "error";
 inline constexpr char kSourceTokens[] = "source_tokens";
 inline constexpr char kDecoderInputTokens[] = "decoder_input_tokens";
 inline constexpr char kOutputTokens[] = "output_tokens";
+inline constexpr char kOutputLogProbs[] = "output_log_probs";
+inline constexpr char kAlternatives[] = "alternatives";
+inline constexpr char kToken[] = "token";  // in each alternative
+inline constexpr char kProbability[] = "probability";
 
 // Which token list indexes a matrix's rows or columns.
 enum class Axis { kSource, kDecoderInput };

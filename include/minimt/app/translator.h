@@ -46,7 +46,7 @@ struct Translation {
   double ranking_score = 0.0;        // score / length^length_penalty, what beams are ranked by
   bool finished = true;              // the output ended with eos (false: cut at the length limit)
   bool truncated = false;            // the source was cut (to kMaxLineBytes or max_positions)
-  std::vector<std::string> unknown;  // parts of the source the model reads as <unk>
+  std::vector<std::string> unknown;  // parts of the source read as <unk>: distinct, first 100
   std::vector<std::vector<TokenProbability>> alternatives;  // per output id, with alternatives
   std::vector<Translation> n_best;  // with n_best > 1 (or keep_n_best): best first, [0] = this
   std::string error;                // not empty: this sentence could not be translated

@@ -62,48 +62,155 @@ const char* to_string(AlignRule rule) {
       return "best-target";
     case AlignRule::kIntersection:
       return "intersection";
+    case AlignRule::kUnion:
+      return "union";
+    case AlignRule::kGrowDiagFinal:
+      return "grow-diag-final";
   }
   return "?";
 }
 
-AlignRule parse_align_rule(const std::string& name) {
-  for (AlignRule rule : {AlignRule::kBestSource, AlignRule::kBestTarget, AlignRule::kIntersection})
-    if (name == to_string(rule)) return rule;
-  throw Error("unknown alignment rule '" + name +
-              "' (use best-source, best-target or intersection)");
+namespace {
+
+constexpr AlignRule kAllRules[] = {AlignRule::kBestSource, AlignRule::kBestTarget,
+                                   AlignRule::kIntersection, AlignRule::kUnion,
+                                   AlignRule::kGrowDiagFinal};
+
+}  // namespace
+
+const std::vector<std::string>& align_rule_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (AlignRule rule : kAllRules) all.push_back(to_string(rule));
+    return all;
+  }();
+  return names;
 }
 
-std::vector<Link> align(const WeightMatrix& words, AlignRule rule) {
-  std::vector<Link> by_target, by_source;  // (source, target)
-  if (words.rows > 0 && words.cols > 0) {
-    for (int u = 0; u < words.rows; ++u) {
-      int best = 0;
-      for (int w = 1; w < words.cols; ++w)
-        if (words.at(u, w) > words.at(u, best)) best = w;
-      by_target.emplace_back(best, u);
-    }
-    for (int w = 0; w < words.cols; ++w) {
-      int best = 0;
-      for (int u = 1; u < words.rows; ++u)
-        if (words.at(u, w) > words.at(best, w)) best = u;
-      by_source.emplace_back(w, best);
-    }
+AlignRule parse_align_rule(const std::string& name) {
+  for (AlignRule rule : kAllRules)
+    if (name == to_string(rule)) return rule;
+  std::string choices;
+  for (const std::string& known : align_rule_names())
+    choices += (choices.empty() ? "" : ", ") + known;
+  throw Error("unknown alignment rule '" + name + "' (use one of " + choices + ")");
+}
+
+namespace {
+
+// Each target word's best source word and each source word's best target word, as (source,
+// target) links sorted by source, then target; ties go to the lowest index.
+struct BestLinks {
+  std::vector<Link> by_target, by_source;
+};
+
+BestLinks best_links(const WeightMatrix& words) {
+  BestLinks best;
+  if (words.rows == 0 || words.cols == 0) return best;
+  for (int u = 0; u < words.rows; ++u) {
+    int top = 0;
+    for (int w = 1; w < words.cols; ++w)
+      if (words.at(u, w) > words.at(u, top)) top = w;
+    best.by_target.emplace_back(top, u);
   }
-  std::sort(by_target.begin(), by_target.end());
-  std::sort(by_source.begin(), by_source.end());
+  for (int w = 0; w < words.cols; ++w) {
+    int top = 0;
+    for (int u = 1; u < words.rows; ++u)
+      if (words.at(u, w) > words.at(top, w)) top = u;
+    best.by_source.emplace_back(w, top);
+  }
+  std::sort(best.by_target.begin(), best.by_target.end());
+  std::sort(best.by_source.begin(), best.by_source.end());
+  return best;
+}
+
+// A set of links over [sources][targets], with which words have one.
+class LinkGrid {
+ public:
+  LinkGrid(int sources, int targets)
+      : targets_(targets),
+        cells_(static_cast<size_t>(sources) * targets, false),
+        source_linked_(sources, false),
+        target_linked_(targets, false) {}
+  bool inside(int s, int t) const {
+    return s >= 0 && t >= 0 && s < static_cast<int>(source_linked_.size()) && t < targets_;
+  }
+  bool has(int s, int t) const { return inside(s, t) && cells_[index(s, t)]; }
+  // Koehn's condition for adding a link: new, and one of its words still without a link.
+  bool may_add(int s, int t) const {
+    return !has(s, t) && (!source_linked_[s] || !target_linked_[t]);
+  }
+  void add(int s, int t) {
+    cells_[index(s, t)] = true;
+    source_linked_[s] = target_linked_[t] = true;
+  }
+  std::vector<Link> links() const {
+    std::vector<Link> out;
+    for (size_t i = 0; i < cells_.size(); ++i)
+      if (cells_[i])
+        out.emplace_back(static_cast<int>(i) / targets_, static_cast<int>(i) % targets_);
+    return out;
+  }
+
+ private:
+  size_t index(int s, int t) const { return static_cast<size_t>(s) * targets_ + t; }
+  int targets_;
+  std::vector<bool> cells_, source_linked_, target_linked_;
+};
+
+// Koehn, Och & Marcu (2003), grow-diag-final: start from the intersection; repeatedly add union
+// links next to (or diagonal to) a link, when one of their words has none yet; then, in a final
+// pass over the best-source links and then the best-target links, add those that still leave a
+// word without a link.
+std::vector<Link> grow_diag_final(const BestLinks& best, const std::vector<Link>& both,
+                                  const std::vector<Link>& either, int sources, int targets) {
+  static const int kNeighbours[8][2] = {{-1, 0},  {0, -1}, {1, 0},  {0, 1},
+                                        {-1, -1}, {-1, 1}, {1, -1}, {1, 1}};
+  LinkGrid in_union(sources, targets), grid(sources, targets);
+  for (const Link& link : either) in_union.add(link.first, link.second);
+  for (const Link& link : both) grid.add(link.first, link.second);
+  for (bool grown = true; grown;) {
+    grown = false;
+    for (int s = 0; s < sources; ++s)
+      for (int t = 0; t < targets; ++t) {
+        if (!grid.has(s, t)) continue;
+        for (const auto& step : kNeighbours) {
+          const int ns = s + step[0], nt = t + step[1];
+          if (in_union.has(ns, nt) && grid.may_add(ns, nt)) {
+            grid.add(ns, nt);
+            grown = true;
+          }
+        }
+      }
+  }
+  for (const std::vector<Link>* direction : {&best.by_target, &best.by_source})
+    for (const Link& link : *direction)
+      if (grid.may_add(link.first, link.second)) grid.add(link.first, link.second);
+  return grid.links();
+}
+
+}  // namespace
+
+std::vector<Link> align(const WeightMatrix& words, AlignRule rule) {
+  const BestLinks best = best_links(words);
+  std::vector<Link> both, either;
+  std::set_intersection(best.by_target.begin(), best.by_target.end(), best.by_source.begin(),
+                        best.by_source.end(), std::back_inserter(both));
+  std::set_union(best.by_target.begin(), best.by_target.end(), best.by_source.begin(),
+                 best.by_source.end(), std::back_inserter(either));
   switch (rule) {
     case AlignRule::kBestSource:
-      return by_target;
+      return best.by_target;
     case AlignRule::kBestTarget:
-      return by_source;
-    case AlignRule::kIntersection: {
-      std::vector<Link> both;
-      std::set_intersection(by_target.begin(), by_target.end(), by_source.begin(), by_source.end(),
-                            std::back_inserter(both));
+      return best.by_source;
+    case AlignRule::kIntersection:
       return both;
-    }
+    case AlignRule::kUnion:
+      return either;
+    case AlignRule::kGrowDiagFinal:
+      return grow_diag_final(best, both, either, words.cols, words.rows);
   }
-  return by_target;
+  return best.by_target;
 }
 
 std::string to_pharaoh(const std::vector<Link>& links) {

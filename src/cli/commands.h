@@ -28,8 +28,9 @@ Command add_score(CLI::App& app);
 Command add_info(CLI::App& app);
 Command add_tokenize(CLI::App& app);
 Command add_view(CLI::App& app);
+Command add_vocab(CLI::App& app);
 
-// -m,--model for `command`, stored in `target` (translate, info, tokenize).
+// -m,--model for `command`, stored in `target` (translate, info, tokenize, vocab).
 void add_model_option(CLI::App& command, std::string& target);
 // --model, else $MINIMT_MODEL, else the shipped models/en-fr next to the build or install tree.
 std::string resolve_model_dir(const std::string& option);

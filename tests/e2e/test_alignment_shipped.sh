@@ -4,8 +4,9 @@
 # "The black cat sees the small dog." must link black with noir and cat with chat: crossing
 # links, since French puts this adjective after its noun. Found by word, not by position: the
 # test reads the indices of the words in the translation. Also checks the output format (a tab
-# after the translation, one link per target word with the default rule), --format jsonl, the
-# layer/head/rule options and their errors. A missing model is a failure, not a skip.
+# after the translation, one link per target word with best-source), --format jsonl, the
+# layer/head/rule options (all five rules) and their errors. A missing model is a failure, not
+# a skip. tests/e2e/test_alignment_gold.py measures the default rule against gold links.
 # Ends with `N passed, N failed`; exits 1 on any failure.
 set -u
 MINIMT=${1:?usage: $0 MINIMT_BINARY REPO_ROOT}
@@ -68,7 +69,7 @@ check_pair() {  # sentence, english word, french word, [extra options...]
 
 SENTENCE="The black cat sees the small dog."
 
-# The output: translation, a tab, Pharaoh links; one link per target word with best-source.
+# The output: translation, a tab, Pharaoh links.
 out=$("$MINIMT" translate --model "$MODEL" -q --align "$SENTENCE")
 rc=$?
 [ $rc -eq 0 ] && pass || fail "--align: exit status $rc"
@@ -81,7 +82,8 @@ translation=${out%%$'\t'*}
 links=${out#*$'\t'}
 if [[ "$links" =~ ^[0-9]+-[0-9]+( [0-9]+-[0-9]+)*$ ]]; then pass; else fail "not Pharaoh: '$links'"; fi
 words=($translation)
-nlinks=($links)
+best=$("$MINIMT" translate --model "$MODEL" -q --align --align-rule best-source "$SENTENCE")
+nlinks=(${best#*$'\t'})
 [ ${#nlinks[@]} -eq ${#words[@]} ] && pass ||
     fail "best-source gives one link per target word: ${#nlinks[@]} links, ${#words[@]} words"
 
@@ -93,9 +95,21 @@ chat=$(index_of "$translation" chat)
 [ "$chat" -ge 0 ] && [ "$noir" -gt "$chat" ] && pass ||
     fail "the links should cross: chat ($chat) comes before noir ($noir) in '$translation'"
 
-# The same with the rule that keeps only the links both directions agree on.
-check_pair "$SENTENCE" black noir --align-rule intersection
-check_pair "$SENTENCE" cat chat --align-rule intersection
+# The same with every rule.
+for rule in best-source best-target intersection union grow-diag-final; do
+    check_pair "$SENTENCE" black noir --align-rule $rule
+    check_pair "$SENTENCE" cat chat --align-rule $rule
+done
+# An elision: J'aime holds I and like; union and grow-diag-final link both, best-source one.
+check_pair "I like the bird." I "J'aime" --align-rule union
+check_pair "I like the bird." like "J'aime" --align-rule union
+check_pair "I like the bird." like "J'aime" --align-rule grow-diag-final
+check_pair "I like the bird." I "J'aime" --align-rule grow-diag-final
+out=$("$MINIMT" translate --model "$MODEL" -q --align --align-rule best-source "I like the bird.")
+[ "${out#*$'\t'}" = "0-0 3-1" ] && pass || fail "best-source on 'I like the bird.': '$out'"
+"$MINIMT" translate --model "$MODEL" -q --align --align-rule grow-diag "$SENTENCE" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] && pass || fail "--align-rule grow-diag (no such rule) should be a usage error: $rc"
 
 # JSON Lines: the alignment is a field.
 out=$("$MINIMT" translate --model "$MODEL" -q --align --format jsonl "$SENTENCE")

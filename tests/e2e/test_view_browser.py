@@ -11,7 +11,10 @@ minimt --dump-attention, renders with minimt view, then opens the pages in headl
     and a cell pinned from the address (#pin=...) whose weight must match the dump;
   - --screenshot: the PNG (decoded here with zlib) is not blank: many non-white pixels and
     many distinct colours;
-  - a 40-token sentence of a 6-layer, 8-head model: the page stays small and loads.
+  - a 40-token sentence of a 6-layer, 8-head model: the page stays small and loads;
+  - at 1400 px wide (a usual window), each layer's heads stay on one line, within the section
+    and without a horizontal scroll bar: the shipped model (4 heads), a random 8-head model
+    (every head, and every head + average: 9 heatmaps) and the 40-token 6x8 model.
 Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
 test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
 """
@@ -195,6 +198,63 @@ def hover_check(browser, page, scratch, sentence):
     check("INFO Cross-attention, layer 1, head 2" in text, "click did not pin the cell: %r" % text)
 
 
+LAYOUT_PROBE = """<script>
+(function () {
+  var lines = ['PAGE ' + document.documentElement.clientWidth + ' ' + document.documentElement.scrollWidth];
+  document.querySelectorAll('section.sentence:not([hidden]) section.attention:not([hidden])').forEach(function (part) {
+    var edge = part.getBoundingClientRect().right;
+    part.querySelectorAll('.layer:not([hidden])').forEach(function (row) {
+      var tops = {}, count = 0, right = 0, labelled = 0;
+      row.querySelectorAll('figure.heatmap:not([hidden])').forEach(function (f) {
+        var box = f.getBoundingClientRect();
+        tops[Math.round(box.top)] = true;
+        count++;
+        right = Math.max(right, box.right);
+        if (f.minimt && f.minimt.left > 0) labelled++;
+      });
+      lines.push(['ROW', part.getAttribute('data-type'), row.getAttribute('data-layer'), count,
+                  Object.keys(tops).length, Math.round(right), Math.round(edge), labelled].join(' '));
+    });
+  });
+  var out = document.createElement('pre');
+  out.id = 'layout';
+  out.textContent = lines.join('\\n');
+  document.body.appendChild(out);
+})();
+</script>
+</body>"""
+
+
+def layout_check(browser, page, scratch, what, heads, fragment="", labels=None):
+    """At 1400 px: every layer's `heads` heatmaps on one line, inside the section, no horizontal
+    scroll; with `labels`, that many of each row's heatmaps carry row labels."""
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    probed = os.path.join(scratch, "layout.html")
+    with open(probed, "w", encoding="utf-8") as f:
+        f.write(html.replace("</body>", LAYOUT_PROBE))
+    result = chromium(browser, "file://" + probed + fragment, "--dump-dom", "--window-size=1400,1000",
+                      scratch=scratch)
+    dom = result.stdout.decode("utf-8", "replace")
+    found = re.search(r'<pre id="layout">([^<]*)</pre>', dom)
+    lines = found.group(1).split("\n") if found else []
+    page_line = [l.split() for l in lines if l.startswith("PAGE ")]
+    check(page_line and page_line[0][1] == "1400" and page_line[0][2] == "1400",
+          "%s at 1400 px: page width and scroll width %r" % (what, page_line))
+    rows = [l.split()[1:] for l in lines if l.startswith("ROW ")]
+    check(len(rows) > 0, "%s at 1400 px: no rows of heatmaps found" % what)
+    for kind, layer, count, tops, right, edge, labelled in rows:
+        name = "%s at 1400 px, %s layer %s" % (what, kind, layer)
+        check(int(count) == heads, "%s: %s heatmaps, want %d" % (name, count, heads))
+        check(tops == "1", "%s: the %s heatmaps take %s lines, want 1" % (name, count, tops))
+        check(int(right) <= int(edge), "%s: heatmaps end at %s px, past the section (%s px)" %
+              (name, right, edge))
+        if labels is not None:
+            check(int(labelled) == labels, "%s: %s heatmaps with row labels, want %d" %
+                  (name, labelled, labels))
+    print("%s at 1400 px: %d rows of %d heatmaps, each on one line" % (what, len(rows), heads))
+
+
 def make_model(python, directory, *options):
     result = run([python, os.path.join(ROOT, "tools", "reference", "reference.py"), "random-model", directory,
                   *options])
@@ -290,6 +350,28 @@ def main():
             html = f.read()
         check("layer -1 &middot; head 3" in html, "partial dump: no 'layer -1 · head 3' caption")
 
+        # At 1400 px: the shipped model (4 heads, labels on every heatmap) and a random 8-head
+        # model keep each layer's heads on one line.
+        shipped = os.path.join(ROOT, "models", "en-fr")
+        shipped_dump, shipped_page = os.path.join(scratch, "shipped.json"), os.path.join(scratch, "shipped.html")
+        result = run([minimt, "translate", "--model", shipped, "--dump-attention", shipped_dump,
+                      "The man does not see the white house."])
+        check(result.returncode == 0, "shipped translate: exit %d" % result.returncode)
+        run([minimt, "view", shipped_dump, "-o", shipped_page])
+        layout_check(browser, shipped_page, scratch, "shipped model", 4, labels=4)
+        layout_check(browser, shipped_page, scratch, "shipped model, heads + average", 5,
+                     "#head=all%2Bavg")
+        eight = os.path.join(scratch, "eight")
+        make_model(sys.executable, eight, "--d-model", "64", "--heads", "8", "--encoder-layers", "2",
+                   "--decoder-layers", "3", "--max-positions", "64", "--eos-boost", "3")
+        eight_dump, eight_page = os.path.join(scratch, "eight.json"), os.path.join(scratch, "eight.html")
+        result = run([minimt, "translate", "--model", eight, "--max-length", "14", "--dump-attention",
+                      eight_dump, "The small girl reads a red book."])
+        check(result.returncode == 0, "8-head translate: exit %d" % result.returncode)
+        run([minimt, "view", eight_dump, "-o", eight_page])
+        layout_check(browser, eight_page, scratch, "8 heads", 8)
+        layout_check(browser, eight_page, scratch, "8 heads + average", 9, "#head=all%2Bavg")
+
         # 40 tokens, 6 layers, 8 heads: stays small and draws.
         big_model = os.path.join(scratch, "big")
         make_model(sys.executable, big_model, "--d-model", "64", "--heads", "8",
@@ -321,6 +403,7 @@ def main():
         expect_ok(browser, big_page, scratch, 3 * 6 * 8, what="40 tokens, 6x8")
         print("40 tokens, 6x8: loaded and drawn in %.1f s (chromium start included)" %
               (time.time() - started))
+        layout_check(browser, big_page, scratch, "40 tokens, 6x8", 8)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -88,12 +88,14 @@ TEST_CASE("merge_to_words sums over source pieces and averages over target piece
   CHECK(words.at(2, 1) == Approx(0.75f));
   CHECK(words.at(2, 2) == Approx(0.10f));
 
-  std::vector<Link> links = align(words);
+  std::vector<Link> links = align(words, AlignRule::kBestSource);
   CHECK(links == std::vector<Link>{{0, 0}, {1, 2}, {2, 1}});  // black-noir, cat-chat: crossing
   CHECK(to_pharaoh(links) == "0-0 1-2 2-1");
 
-  WordAlignment all = align_pieces(source, {}, target, {}, cross);
+  WordAlignment all = align_pieces(source, {}, target, {}, cross, AlignRule::kBestSource);
   CHECK(to_pharaoh(all.links) == "0-0 1-2 2-1");
+  // The default, union: here both directions agree.
+  CHECK(to_pharaoh(align_pieces(source, {}, target, {}, cross).links) == "0-0 1-2 2-1");
 }
 
 TEST_CASE("merge_to_words checks piece indices", "[alignment]") {
@@ -113,16 +115,80 @@ TEST_CASE("align: the three rules and ties", "[alignment]") {
   // Source word 1: 0.3 vs 0.4 -> target 1; source word 2: a tie -> target 0.
   CHECK(to_pharaoh(align(words, AlignRule::kBestTarget)) == "0-0 1-1 2-0");
   CHECK(to_pharaoh(align(words, AlignRule::kIntersection)) == "0-0");
-  CHECK(to_pharaoh(align(matrix({{0.5f, 0.5f}}))) == "0-0");  // ties: the lowest index
+  CHECK(to_pharaoh(align(matrix({{0.5f, 0.5f}}), AlignRule::kBestSource)) ==
+        "0-0");  // ties: the lowest index
   CHECK(align(WeightMatrix(0, 3)).empty());
   CHECK(align(WeightMatrix(3, 0)).empty());
   CHECK(to_pharaoh({}) == "");
 }
 
+TEST_CASE("align: union and grow-diag-final on an elision", "[alignment]") {
+  // Source: I like the bird.  Target: J'aime l'oiseau.  Each French word holds two English ones.
+  WeightMatrix words = matrix({
+      {0.30f, 0.60f, 0.05f, 0.05f},  // J'aime
+      {0.05f, 0.05f, 0.30f, 0.60f},  // l'oiseau
+  });
+  // best-source: J'aime -> like, l'oiseau -> bird; best-target: I, like -> J'aime; the, bird ->
+  // l'oiseau.
+  CHECK(to_pharaoh(align(words, AlignRule::kBestSource)) == "1-0 3-1");
+  CHECK(to_pharaoh(align(words, AlignRule::kBestTarget)) == "0-0 1-0 2-1 3-1");
+  CHECK(to_pharaoh(align(words, AlignRule::kIntersection)) == "1-0 3-1");
+  CHECK(to_pharaoh(align(words, AlignRule::kUnion)) == "0-0 1-0 2-1 3-1");
+  // Growing from 1-0: 0-0 (above it, I unlinked), then 2-1 (diagonal, the unlinked).
+  CHECK(to_pharaoh(align(words, AlignRule::kGrowDiagFinal)) == "0-0 1-0 2-1 3-1");
+}
+
+TEST_CASE("align: grow-diag-final leaves out a union link whose words are both linked",
+          "[alignment]") {
+  // Rows: 4 target words, columns: 3 source words; no ties.
+  WeightMatrix words = matrix({
+      {0.1f, 0.2f, 0.7f},  // t0 -> s2
+      {0.3f, 0.1f, 0.6f},  // t1 -> s2
+      {0.1f, 0.8f, 0.1f},  // t2 -> s1
+      {0.2f, 0.5f, 0.3f},  // t3 -> s1
+  });
+  // Columns: s0 -> t1 (0.3), s1 -> t2 (0.8), s2 -> t0 (0.7).
+  CHECK(to_pharaoh(align(words, AlignRule::kBestSource)) == "1-2 1-3 2-0 2-1");
+  CHECK(to_pharaoh(align(words, AlignRule::kBestTarget)) == "0-1 1-2 2-0");
+  CHECK(to_pharaoh(align(words, AlignRule::kIntersection)) == "1-2 2-0");
+  CHECK(to_pharaoh(align(words, AlignRule::kUnion)) == "0-1 1-2 1-3 2-0 2-1");
+  // Start: 1-2 2-0. Source 0 has nothing; around 1-2 (source 1 comes before source 2), the
+  // neighbours in Koehn's order: 0-2 1-1 2-2 (not in the union), 1-3 (union, t3 unlinked: added),
+  // 0-1 (diagonal, union, s0 unlinked: added). Around 2-0: 2-1 is in the union but s2 and now t1
+  // are linked: left out, also by the final pass. A second round adds nothing.
+  CHECK(to_pharaoh(align(words, AlignRule::kGrowDiagFinal)) == "0-1 1-2 1-3 2-0");
+}
+
+TEST_CASE("align: grow-diag-final's final pass adds a link far from the others", "[alignment]") {
+  WeightMatrix words = matrix({
+      {0.70f, 0.10f, 0.10f, 0.10f},  // t0 -> s0
+      {0.00f, 0.45f, 0.15f, 0.40f},  // t1 -> s1
+      {0.20f, 0.40f, 0.10f, 0.30f},  // t2 -> s1
+      {0.30f, 0.20f, 0.10f, 0.38f},  // t3 -> s3
+  });
+  // Columns: s0 -> t0, s1 -> t1, s2 -> t1 (0.15), s3 -> t1 (0.40 > 0.38).
+  CHECK(to_pharaoh(align(words, AlignRule::kIntersection)) == "0-0 1-1");
+  CHECK(to_pharaoh(align(words, AlignRule::kUnion)) == "0-0 1-1 1-2 2-1 3-1 3-3");
+  // Growing: around 1-1, 2-1 (s2 unlinked) and 1-2 (t2 unlinked); around 2-1, 3-1 (s3
+  // unlinked). 3-3 touches none of them: only the final pass adds it (t3 is unlinked).
+  CHECK(to_pharaoh(align(words, AlignRule::kGrowDiagFinal)) == "0-0 1-1 1-2 2-1 3-1 3-3");
+  CHECK(align(WeightMatrix(0, 3), AlignRule::kGrowDiagFinal).empty());
+  CHECK(align(WeightMatrix(3, 0), AlignRule::kUnion).empty());
+  CHECK(to_pharaoh(align(matrix({{1.0f}}), AlignRule::kGrowDiagFinal)) == "0-0");
+}
+
 TEST_CASE("align rule names", "[alignment]") {
-  for (AlignRule rule : {AlignRule::kBestSource, AlignRule::kBestTarget, AlignRule::kIntersection})
-    CHECK(parse_align_rule(to_string(rule)) == rule);
-  CHECK_THROWS_AS(parse_align_rule("grow-diag"), Error);
+  const std::vector<std::string>& names = align_rule_names();
+  CHECK(names == std::vector<std::string>{"best-source", "best-target", "intersection", "union",
+                                          "grow-diag-final"});
+  for (const std::string& name : names) CHECK(to_string(parse_align_rule(name)) == name);
+  CHECK_THROWS_WITH(parse_align_rule("grow-diag"),
+                    "unknown alignment rule 'grow-diag' (use one of best-source, best-target, "
+                    "intersection, union, grow-diag-final)");
+  CHECK_THROWS_AS(parse_align_rule(""), Error);
+  // The default is the rule with the lowest AER on the shipped model (docs/attention-view.md).
+  CHECK(to_string(AlignmentOptions{}.rule) == std::string("union"));
+  CHECK(to_pharaoh(align(matrix({{0.6f, 0.4f}, {0.7f, 0.3f}}))) == "0-0 0-1 1-0");
 }
 
 TEST_CASE("average_cross_attention picks the layer and averages the heads", "[alignment]") {

@@ -19,10 +19,23 @@ after être. English uses `an` before a vowel.
 Every sentence exists in two surface forms: capitalised with a final full stop, and
 all lower case without punctuation.
 
+Gold word alignments (heldout.align, one line per line of heldout.tsv): the generator knows
+which English word each French word translates.  Pharaoh format, English (source) index
+first, words counted from 0 as split on white space (the full stop stays on the last word, as
+minimt --align counts them); `i-j` is a sure link, `i?j` a possible one (Och & Ney: every sure
+link is also possible).  Sure: determiners, adjectives, nouns, pronouns, the verb, be -> être,
+not -> ne and not -> pas; an elided French word (l'homme, j'aime, n'est, d'oiseau) links to
+the English words of both halves.  Possible: do/does -> the French verb, a verb's particle
+(look *for*, listen *to*) -> the French verb, and `a` -> the profession it precedes (French
+drops the article).  Nothing else is linked.
+
 Usage:
   tools/model/corpus.py --out /var/tmp/minimt-train/data [--seed 1] [--train 200000]
-      writes train.tsv, dev.tsv, heldout.tsv (english<TAB>french) into --out and
-      copies heldout.tsv to tools/model/data/heldout.tsv (--heldout PATH to change).
+      writes train.tsv, dev.tsv, heldout.tsv (english<TAB>french) and heldout.align into
+      --out and copies heldout.tsv and heldout.align to tools/model/data/ (--heldout-copy
+      PATH.tsv to change; the .align goes beside it).
+  tools/model/corpus.py --gold-only     writes only tools/model/data/heldout.tsv and
+      heldout.align (the held-out set is drawn first, so no training data is needed).
   tools/model/corpus.py --sample 20      prints a few random pairs
   tools/model/corpus.py --stats          prints lexicon sizes
 
@@ -351,6 +364,20 @@ def lexicon_words():
     return words
 
 
+def content_words():
+    """English word forms of the open classes: nouns and professions (singular and plural),
+    adjectives, verbs (base and 3rd person, without a particle). Lower case."""
+    words = set()
+    for n in NOUNS:
+        words.update(w for w in (n.en_sg, n.en_pl) if w != "-")
+    for p in PROFESSIONS:
+        words.update(p[:2])
+    words.update(a.en for a in ADJECTIVES)
+    for v in VERBS:
+        words.update((v.en.split()[0], v.en3.split()[0]))
+    return words
+
+
 # ---------------------------------------------------------------------------
 # Surface rules
 # ---------------------------------------------------------------------------
@@ -369,28 +396,43 @@ ELIDABLE = {"le": "l'", "la": "l'", "je": "j'", "ne": "n'", "de": "d'"}
 
 def fr_join(words):
     """Joins French words, eliding le/la/je/ne/de before a vowel or mute h."""
+    return " ".join(w for w, _ in fr_join_tagged([(w, {}) for w in words]))
+
+
+def fr_join_tagged(words):
+    """fr_join on (word, links) pairs: an elided word keeps the links of both of its halves
+    (l'homme: those of le and of homme). Returns the French words as (word, links)."""
     out = []
     i = 0
     while i < len(words):
-        w = words[i]
-        if w in ELIDABLE and i + 1 < len(words) and fr_starts_with_vowel(words[i + 1]):
-            out.append(ELIDABLE[w] + words[i + 1])
+        w, links = words[i]
+        if w in ELIDABLE and i + 1 < len(words) and fr_starts_with_vowel(words[i + 1][0]):
+            nxt, nxt_links = words[i + 1]
+            merged = dict(links)
+            for tag, kind in nxt_links.items():
+                merged[tag] = SURE if SURE in (kind, merged.get(tag)) else kind
+            out.append((ELIDABLE[w] + nxt, merged))
             i += 2
             # a chain like "je ne" never needs double elision: ne is a consonant
             continue
-        out.append(w)
+        out.append((w, links))
         i += 1
-    return " ".join(out)
+    return out
 
 
 def en_join(words):
     """Joins English words, turning `a` into `an` before a vowel."""
+    return " ".join(w for w, _ in en_join_tagged([(w, None) for w in words]))
+
+
+def en_join_tagged(words):
+    """en_join on (word, tag) pairs; the word count never changes."""
     out = []
-    for i, w in enumerate(words):
-        if w == "a" and i + 1 < len(words) and words[i + 1][0].lower() in "aeiou":
+    for i, (w, tag) in enumerate(words):
+        if w == "a" and i + 1 < len(words) and words[i + 1][0][0].lower() in "aeiou":
             w = "an"
-        out.append(w)
-    return " ".join(out)
+        out.append((w, tag))
+    return out
 
 
 def surface(en, fr, form):
@@ -403,6 +445,13 @@ def surface(en, fr, form):
 # ---------------------------------------------------------------------------
 # Phrases
 # ---------------------------------------------------------------------------
+# Every phrase builds its words with what the gold alignment needs: an English word carries a
+# tag naming its role ("subj.noun", "verb", "not", ...), a French word a dict {tag: SURE or
+# POSSIBLE} of the English roles it translates. fr_join_tagged keeps both halves of an elided
+# word; sentence_links turns the tags into links.
+
+SURE, POSSIBLE = "S", "P"
+
 
 class NP:
     """DET [pre-noun ADJ] NOUN [post-noun ADJ]."""
@@ -420,23 +469,30 @@ class NP:
         return 3 if self.plural else 1
 
     def english(self):
-        words = ["the" if self.definite else "a"]
+        return [w for w, _ in self.english_tagged("np")]
+
+    def english_tagged(self, role):
+        words = [("the" if self.definite else "a", role + ".det")]
         if self.pre:
-            words.append(self.pre.en)
+            words.append((self.pre.en, role + ".pre"))
         if self.post:
-            words.append(self.post.en)
-        words.append(self.noun.en_pl if self.plural else self.noun.en_sg)
+            words.append((self.post.en, role + ".post"))
+        words.append((self.noun.en_pl if self.plural else self.noun.en_sg, role + ".noun"))
         return words
 
     def french(self, negated_object=False):
+        return [w for w, _ in self.french_tagged("np", negated_object)]
+
+    def french_tagged(self, role, negated_object=False):
         g, pl = self.noun.gender, self.plural
         noun = self.noun.fr_pl if pl else self.noun.fr_sg
         body = []
         if self.pre:
-            body.append(self.pre.fr(g, pl, before_vowel=fr_starts_with_vowel(noun)))
-        body.append(noun)
+            body.append((self.pre.fr(g, pl, before_vowel=fr_starts_with_vowel(noun)),
+                         {role + ".pre": SURE}))
+        body.append((noun, {role + ".noun": SURE}))
         if self.post:
-            body.append(self.post.fr(g, pl))
+            body.append((self.post.fr(g, pl), {role + ".post": SURE}))
         if self.definite:
             det = "les" if pl else ("le" if g == "m" else "la")
         elif negated_object:
@@ -444,7 +500,7 @@ class NP:
         else:
             assert not pl
             det = "un" if g == "m" else "une"
-        return [det] + body
+        return [(det, {role + ".det": SURE})] + body
 
 
 class Pronoun:
@@ -458,8 +514,14 @@ class Pronoun:
     def english(self):
         return [self.en]
 
+    def english_tagged(self, role):
+        return [(self.en, role + ".pron")]
+
     def french(self):
         return [self.fr]
+
+    def french_tagged(self, role):
+        return [(self.fr, {role + ".pron": SURE})]
 
 
 def en_be(subj):
@@ -469,10 +531,17 @@ def en_be(subj):
 
 
 def en_verb(subj, verb, negated):
+    return [w for w, _ in en_verb_tagged(subj, verb, negated)]
+
+
+def en_verb_tagged(subj, verb, negated):
+    """The verb is tagged "verb", its particle (look *for*) "verb.part", do/does "aux"."""
     third_sg = not subj.plural and not (isinstance(subj, Pronoun) and subj.person == 0)
+    words = (verb.en if negated or not third_sg else verb.en3).split()
+    tagged = [(words[0], "verb")] + [(w, "verb.part") for w in words[1:]]
     if negated:
-        return ["does" if third_sg else "do", "not"] + verb.en.split()
-    return (verb.en3 if third_sg else verb.en).split()
+        return [("does" if third_sg else "do", "aux"), ("not", "not")] + tagged
+    return tagged
 
 
 def fr_person_index(subj):
@@ -488,33 +557,84 @@ def fr_negate(verb_form, negated):
     return ["ne", verb_form, "pas"] if negated else [verb_form]
 
 
+def fr_negate_tagged(verb_form, negated):
+    """ne and pas both translate `not` (sure links); the verb (a (form, links) pair) between."""
+    return [("ne", {"not": SURE}), verb_form, ("pas", {"not": SURE})] if negated else [verb_form]
+
+
 # ---------------------------------------------------------------------------
 # Sentences (English words, French words) built from a structured description
 # ---------------------------------------------------------------------------
+# The *_tagged builders return (English [(word, tag)], French [(word, {tag: kind})]) after the
+# surface joins; svo, be_adj and be_prof return the two strings.
+
+def render(tagged):
+    en, fr = tagged
+    return " ".join(w for w, _ in en), " ".join(w for w, _ in fr)
+
+
+def svo_tagged(subj, verb, obj, negated):
+    en = subj.english_tagged("subj") + en_verb_tagged(subj, verb, negated) + obj.english_tagged("obj")
+    # the French verb translates the English verb; its particle and do/does may go with it
+    links = {"verb": SURE, "verb.part": POSSIBLE, "aux": POSSIBLE}
+    form = (verb.fr[fr_person_index(subj)], links)
+    fr = (subj.french_tagged("subj") + fr_negate_tagged(form, negated)
+          + obj.french_tagged("obj", negated_object=negated))
+    return en_join_tagged(en), fr_join_tagged(fr)
+
+
+def be_adj_tagged(subj, adj, negated):
+    en = (subj.english_tagged("subj") + [(en_be(subj), "be")] + ([("not", "not")] if negated else [])
+          + [(adj.en, "adj")])
+    form = (ETRE[fr_person_index(subj)], {"be": SURE})
+    fr = (subj.french_tagged("subj") + fr_negate_tagged(form, negated)
+          + [(adj.fr(subj.gender, subj.plural), {"adj": SURE})])
+    return en_join_tagged(en), fr_join_tagged(fr)
+
+
+def be_prof_tagged(subj, prof, negated):
+    en_sg, en_pl, ms, fs, mp, fp = prof
+    if subj.plural:
+        en_pred = [(en_pl, "prof")]
+    else:
+        en_pred = [("a", "prof.det"), (en_sg, "prof")]
+    fr_pred = {("m", False): ms, ("f", False): fs, ("m", True): mp, ("f", True): fp}[(subj.gender, subj.plural)]
+    en = subj.english_tagged("subj") + [(en_be(subj), "be")] + ([("not", "not")] if negated else []) + en_pred
+    form = (ETRE[fr_person_index(subj)], {"be": SURE})
+    # French drops the article: `a` may go with the profession, nothing more
+    fr = (subj.french_tagged("subj") + fr_negate_tagged(form, negated)
+          + [(fr_pred, {"prof": SURE, "prof.det": POSSIBLE})])
+    return en_join_tagged(en), fr_join_tagged(fr)
+
 
 def svo(subj, verb, obj, negated):
-    en = subj.english() + en_verb(subj, verb, negated) + obj.english()
-    fr_subj = subj.french()
-    fr = fr_subj + fr_negate(verb.fr[fr_person_index(subj)], negated) + obj.french(negated_object=negated)
-    return en_join(en), fr_join(fr)
+    return render(svo_tagged(subj, verb, obj, negated))
 
 
 def be_adj(subj, adj, negated):
-    en = subj.english() + [en_be(subj)] + (["not"] if negated else []) + [adj.en]
-    fr = subj.french() + fr_negate(ETRE[fr_person_index(subj)], negated) + [adj.fr(subj.gender, subj.plural)]
-    return en_join(en), fr_join(fr)
+    return render(be_adj_tagged(subj, adj, negated))
 
 
 def be_prof(subj, prof, negated):
-    en_sg, en_pl, ms, fs, mp, fp = prof
-    if subj.plural:
-        en_pred = [en_pl]
-    else:
-        en_pred = ["a", en_sg]
-    fr_pred = {("m", False): ms, ("f", False): fs, ("m", True): mp, ("f", True): fp}[(subj.gender, subj.plural)]
-    en = subj.english() + [en_be(subj)] + (["not"] if negated else []) + en_pred
-    fr = subj.french() + fr_negate(ETRE[fr_person_index(subj)], negated) + [fr_pred]
-    return en_join(en), fr_join(fr)
+    return render(be_prof_tagged(subj, prof, negated))
+
+
+def sentence_links(tagged):
+    """Gold links of a tagged sentence: (english index, french index, SURE or POSSIBLE), sorted.
+    Indices count the words split on white space, in both surface forms (surface() changes
+    neither the words' number nor their order; the full stop stays on the last word)."""
+    en, fr = tagged
+    links = []
+    for i, (_, tag) in enumerate(en):
+        for j, (_, fr_links) in enumerate(fr):
+            if tag in fr_links:
+                links.append((i, j, fr_links[tag]))
+    return links
+
+
+def to_pharaoh_gold(links):
+    """`i-j` for a sure link, `i?j` for a possible one (English index first)."""
+    return " ".join(f"{i}{'-' if kind == SURE else '?'}{j}" for i, j, kind in links)
 
 
 # ---------------------------------------------------------------------------
@@ -557,13 +677,18 @@ def random_subject(rng, classes):
 
 def random_pair(rng):
     """Returns (english, french) in the lower-case base form (before surface())."""
+    return render(random_tagged(rng))
+
+
+def random_tagged(rng):
+    """random_pair with the words' alignment tags (see sentence_links)."""
     negated = rng.random() < 0.3
     r = rng.random()
     if r < 0.62:
         verb = rng.choice(VERBS)
         subj = random_subject(rng, verb.subjs)
         obj = random_np(rng, verb.objs, allow_indefinite=not verb.definite_only, object_position=True)
-        return svo(subj, verb, obj, negated)
+        return svo_tagged(subj, verb, obj, negated)
     if r < 0.86:
         subj = random_subject(rng, {"p", "a", "t", "f"})
         cls = subj.noun.classes if isinstance(subj, NP) else {"p"}
@@ -572,10 +697,10 @@ def random_pair(rng):
             adjs = [a for a in adjs if a is not subj.pre and a is not subj.post]
             # le père est grand is fine French; only the attributive pairs are excluded
         adj = rng.choice(adjs)
-        return be_adj(subj, adj, negated)
+        return be_adj_tagged(subj, adj, negated)
     subj = random_subject(rng, {"p"})
     prof = rng.choice(PROFESSIONS)
-    return be_prof(subj, prof, negated)
+    return be_prof_tagged(subj, prof, negated)
 
 
 def key_of(english):
@@ -601,26 +726,8 @@ def generate(seed=1, n_train=200000, n_dev=500, n_heldout=2000):
     """
     rng = random.Random(seed)
     showcase_keys = {key_of(e) for e, _ in SHOWCASE}
-
-    def draw(n, forbidden):
-        out, seen = [], set()
-        while len(out) < n:
-            en, fr = random_pair(rng)
-            k = key_of(en)
-            if k in seen or k in forbidden:
-                continue
-            # A pronoun with `be` (she is happy, I am a student) comes from a space of a
-            # few hundred sentences that the generator draws often: holding out its share
-            # of draws would take most of it away from training.  Keep ~1 in 10.
-            if is_small_space(k) and rng.random() >= 0.1:
-                continue
-            seen.add(k)
-            form = "cap" if rng.random() < 0.5 else "low"
-            out.append(surface(en, fr, form))
-        return out, seen
-
-    heldout, held_keys = draw(n_heldout, showcase_keys)
-    dev, dev_keys = draw(n_dev, showcase_keys | held_keys)
+    heldout, held_keys, _ = draw_distinct(rng, n_heldout, showcase_keys)
+    dev, dev_keys, _ = draw_distinct(rng, n_dev, showcase_keys | held_keys)
     forbidden = held_keys | dev_keys
     # training: distinct pairs (a sentence may occur in both surface forms), never a
     # held-out or dev sentence in any form; the showcase sentences come first, in both forms.
@@ -642,10 +749,58 @@ def generate(seed=1, n_train=200000, n_dev=500, n_heldout=2000):
     return train, dev, heldout
 
 
+def heldout_with_gold(seed=1, n_heldout=2000):
+    """The held-out pairs generate() makes (they are drawn first) and their gold alignments,
+    one list of (english index, french index, SURE or POSSIBLE) per pair."""
+    rng = random.Random(seed)
+    heldout, _, gold = draw_distinct(rng, n_heldout, {key_of(e) for e, _ in SHOWCASE})
+    return heldout, gold
+
+
+def draw_distinct(rng, n, forbidden):
+    """n surface pairs with distinct keys, none in `forbidden`: (pairs, keys, gold links)."""
+    out, seen, gold = [], set(), []
+    while len(out) < n:
+        tagged = random_tagged(rng)
+        en, fr = render(tagged)
+        k = key_of(en)
+        if k in seen or k in forbidden:
+            continue
+        # A pronoun with `be` (she is happy, I am a student) comes from a space of a
+        # few hundred sentences that the generator draws often: holding out its share
+        # of draws would take most of it away from training.  Keep ~1 in 10.
+        if is_small_space(k) and rng.random() >= 0.1:
+            continue
+        seen.add(k)
+        form = "cap" if rng.random() < 0.5 else "low"
+        out.append(surface(en, fr, form))
+        gold.append(sentence_links(tagged))
+    return out, seen, gold
+
+
 def is_small_space(key):
     """A pronoun subject followed by a form of `be`: a few hundred sentences in all."""
     words = key.split()
     return len(words) >= 2 and words[0] in ("i", "he", "she", "we", "they") and words[1] in ("am", "is", "are")
+
+
+def write_gold(path, gold):
+    with open(path, "w", encoding="utf-8") as f:
+        for links in gold:
+            f.write(to_pharaoh_gold(links) + "\n")
+
+
+def gold_path(tsv_path):
+    """heldout.tsv -> heldout.align, beside it."""
+    return os.path.splitext(tsv_path)[0] + ".align"
+
+
+def write_heldout(tsv_path, seed, n_heldout):
+    heldout, gold = heldout_with_gold(seed, n_heldout)
+    os.makedirs(os.path.dirname(os.path.abspath(tsv_path)), exist_ok=True)
+    write_tsv(tsv_path, heldout)
+    write_gold(gold_path(tsv_path), gold)
+    return heldout
 
 
 def write_tsv(path, pairs):
@@ -674,7 +829,9 @@ def main():
     ap.add_argument("--dev", type=int, default=500, help="dev pairs (monitoring during training)")
     ap.add_argument("--heldout", type=int, default=2000, help="held-out test pairs")
     ap.add_argument("--heldout-copy", default=os.path.join(here, "data", "heldout.tsv"),
-                    help="where to copy heldout.tsv ('' for nowhere)")
+                    help="where to copy heldout.tsv, heldout.align beside it ('' for nowhere)")
+    ap.add_argument("--gold-only", action="store_true",
+                    help="write only the held-out copy and its gold alignments, then exit")
     ap.add_argument("--sample", type=int, help="print N random pairs and exit")
     ap.add_argument("--stats", action="store_true", help="print lexicon sizes and exit")
     args = ap.parse_args()
@@ -692,16 +849,22 @@ def main():
             e, f = surface(en, fr, "cap" if rng.random() < 0.5 else "low")
             print(f"{e}\t{f}")
         return 0
+    if args.gold_only:
+        if not args.heldout_copy:
+            ap.error("--gold-only needs --heldout-copy")
+        heldout = write_heldout(args.heldout_copy, args.seed, args.heldout)
+        print(f"wrote {len(heldout)} held-out pairs to {args.heldout_copy} and their gold "
+              f"alignments to {gold_path(args.heldout_copy)}")
+        return 0
     if not args.out:
         ap.error("--out is required")
     os.makedirs(args.out, exist_ok=True)
     train, dev, heldout = generate(args.seed, args.train, args.dev, args.heldout)
     write_tsv(os.path.join(args.out, "train.tsv"), train)
     write_tsv(os.path.join(args.out, "dev.tsv"), dev)
-    write_tsv(os.path.join(args.out, "heldout.tsv"), heldout)
+    write_heldout(os.path.join(args.out, "heldout.tsv"), args.seed, args.heldout)
     if args.heldout_copy:
-        os.makedirs(os.path.dirname(os.path.abspath(args.heldout_copy)), exist_ok=True)
-        write_tsv(args.heldout_copy, heldout)
+        write_heldout(args.heldout_copy, args.seed, args.heldout)
     print(f"wrote {len(train)} train, {len(dev)} dev, {len(heldout)} held-out pairs to {args.out}")
     return 0
 

@@ -53,19 +53,27 @@ WeightMatrix merge_to_words(const WeightMatrix& pieces, const std::vector<Word>&
                             const std::vector<Word>& source_words);
 
 enum class AlignRule {
-  kBestSource,    // each target word -> its highest-weight source word (every target word linked)
-  kBestTarget,    // each source word -> its highest-weight target word (every source word linked)
-  kIntersection,  // the links both rules agree on (fewer, surer links)
+  kBestSource,     // each target word -> its highest-weight source word (every target word linked)
+  kBestTarget,     // each source word -> its highest-weight target word (every source word linked)
+  kIntersection,   // the links both rules agree on (fewer, surer links)
+  kUnion,          // the links of either rule (a word may link to several)
+  kGrowDiagFinal,  // Koehn et al.'s symmetrisation: the intersection, grown with neighbouring
+                   // union links, then union links of still unaligned words
 };
 const char* to_string(AlignRule rule);
 AlignRule parse_align_rule(const std::string& name);  // throws Error on an unknown name
+// Every rule's name, in the enum's order (for option checking and help texts).
+const std::vector<std::string>& align_rule_names();
+// The rule with the lowest alignment error rate on the shipped model's held-out gold links
+// (docs/attention-view.md, tools/model/evaluate_alignment.py): union, 1.1% in the last layer.
+inline constexpr AlignRule kDefaultAlignRule = AlignRule::kUnion;
 
 // A link (source word, target word).
 using Link = std::pair<int, int>;
 
 // Links from word-level weights [target words][source words]; ties go to the lowest index.
 // Sorted by source word, then target word.
-std::vector<Link> align(const WeightMatrix& words, AlignRule rule = AlignRule::kBestSource);
+std::vector<Link> align(const WeightMatrix& words, AlignRule rule = kDefaultAlignRule);
 
 // "0-0 1-2 2-1": Pharaoh format, source index first.
 std::string to_pharaoh(const std::vector<Link>& links);
@@ -74,7 +82,7 @@ std::string to_pharaoh(const std::vector<Link>& links);
 struct AlignmentOptions {
   int layer = -1;          // decoder layer; negative counts from the end (-1: the last one)
   std::vector<int> heads;  // empty: all heads
-  AlignRule rule = AlignRule::kBestSource;
+  AlignRule rule = kDefaultAlignRule;
 };
 
 // Throws Error unless the layer and heads exist in a model with these dimensions.
@@ -96,7 +104,7 @@ WordAlignment align_pieces(const std::vector<std::string>& source_pieces,
                            const std::vector<bool>& source_special,
                            const std::vector<std::string>& target_pieces,
                            const std::vector<bool>& target_special, const WeightMatrix& cross,
-                           AlignRule rule = AlignRule::kBestSource);
+                           AlignRule rule = kDefaultAlignRule);
 
 // The alignment of one translation (needs translation.attention): source words from the
 // pieces the encoder read, target words from the generated pieces; eos, bos and pad are left

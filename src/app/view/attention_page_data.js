@@ -178,19 +178,73 @@
     return head !== 'avg' && 'H' + m.heads[head] === mode;
   }
 
-  // Cell size for one type's heatmaps: the chosen one, or what fits a row of heads in the page.
-  function cellSize(s, type, m, perRow, width) {
-    if (pick.cell.value !== 'auto') return +pick.cell.value;
-    var a = axes(s, type);
-    var font = fontFor(12);
-    var labels = widest(a.rows.map(shown), font) + (a.right ? widest(a.right.map(shown), font) + 24 : 0) + 10;
-    labels = Math.min(labels, 2 * LABEL_MAX_PX + 34);
-    var perHead = (width + 14) / Math.max(1, perRow) - 14 - 2;  // flex gap 14px, borders
-    var cell = Math.floor((perHead - labels) / m.cols);
-    if (cell < LABEL_MIN_CELL) cell = Math.floor(perHead / m.cols);
-    if (Math.max(m.rows, m.cols) <= 20) return Math.max(10, Math.min(MAX_CELL, cell));
-    // Too small for labels anyway: quarter pixels keep a row of heads on one line.
-    if (cell < LABEL_MIN_CELL) return Math.max(1.5, Math.floor(perHead / m.cols * 4) / 4);
-    return Math.min(MAX_CELL, cell);
+  // The labels of one heatmap drawn with `cell`-pixel cells: their texts and the margins they
+  // take (left: row pieces, top: column pieces, right: the pieces the rows predict). `ends`:
+  // row labels only on the first heatmap of a row, predictions only on the last.
+  // They depend on the cell size only through the font (9 to 13 px): kept per sentence and type.
+  var labelBoxes = {};
+  function labelBox(s, type, cell, labels, first, last) {
+    var a = axes(s, type), font = fontFor(cell), any = labels !== 'none';
+    var key = [s.number, type, font, labels, labels === 'each' || first, labels === 'each' || last].join('|');
+    if (labelBoxes[key]) return labelBoxes[key];
+    var box = { font: font, any: any, left: 0, top: 0, right: 0, rowText: null, colText: null, rightText: null };
+    labelBoxes[key] = box;
+    if (!any) return box;
+    box.colText = a.cols.map(function (t) { return fit(t, font); });
+    box.top = widest(box.colText, font) + 6;
+    if (labels === 'each' || first) {
+      box.rowText = a.rows.map(function (t) { return fit(t, font); });
+      box.left = widest(box.rowText, font) + 6;
+    }
+    if (a.right && (labels === 'each' || last)) {
+      box.rightText = a.right.map(function (t) { return fit(t, font); });
+      box.right = widest(box.rightText, font) + 18;
+    }
+    return box;
+  }
+  var HEADS_GAP = 14;  // .heads { gap: ... 14px }
+  var captionFont = '12px ' + FONT_FAMILY;
+  // The width of a row of heatmaps whose captions are `captions` pixels wide (one per heatmap).
+  function rowWidth(s, type, m, cell, labels, captions) {
+    var count = captions.length, boxes = {};
+    function plot(first, last) {
+      var key = (first ? 'f' : '') + (last ? 'l' : '');
+      if (!boxes[key]) boxes[key] = labelBox(s, type, cell, labels, first, last);
+      return boxes[key].left + m.cols * cell + boxes[key].right + 1;
+    }
+    var total = (count - 1) * HEADS_GAP;
+    for (var i = 0; i < count; i++) total += Math.max(captions[i], plot(i === 0, i === count - 1));
+    return total;
+  }
+  // Cell size and labels for one type's heatmaps: the chosen size (labels from 9 px), or what
+  // keeps a row of heads on one line of `width` pixels: the largest cell with labels on every
+  // heatmap; else with the row's labels only on its first heatmap and the predicted pieces on
+  // its last (many heads); else without labels (hover reads them), in quarter pixels.
+  function layout(s, type, m, width, captions) {
+    if (pick.cell.value !== 'auto') {
+      var chosen = +pick.cell.value;
+      return { cell: chosen, labels: chosen >= LABEL_MIN_CELL ? 'each' : 'none' };
+    }
+    var modes = captions.length > 1 ? ['each', 'ends'] : ['each'], cell;
+    for (var k = 0; k < modes.length; k++)
+      for (cell = MAX_CELL; cell >= LABEL_MIN_CELL; cell--)
+        if (rowWidth(s, type, m, cell, modes[k], captions) <= width) return { cell: cell, labels: modes[k] };
+    for (cell = LABEL_MIN_CELL - 0.25; cell > 1.5; cell -= 0.25)
+      if (rowWidth(s, type, m, cell, 'none', captions) <= width) break;
+    return { cell: cell, labels: 'none' };
+  }
+  // The caption widths of a row of heatmaps, the widest at each position over `rows` (captions
+  // do not wrap: figcaption is white-space: nowrap).
+  function captionWidths(rows) {
+    var widths = [];
+    rows.forEach(function (r) {
+      r.shown.forEach(function (f, i) {
+        var caption = f.figure.querySelector('figcaption');
+        measurer.font = (f.figure.classList.contains('average') ? 'italic ' : '') + captionFont;
+        var w = caption ? Math.ceil(measurer.measureText(caption.textContent).width) + 1 : 0;
+        widths[i] = Math.max(widths[i] || 0, w);
+      });
+    });
+    return widths;
   }
 

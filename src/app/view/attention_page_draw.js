@@ -5,15 +5,10 @@
   var drawn = 0, labelsHidden = false;
   var HINT = 'The cells here are too small for token labels: pick one layer or head, a larger ' +
              'cell size, or hover over the cells.';
-  function draw(figure, s, type, m, layer, head, cell) {
-    var a = axes(s, type), ratio = window.devicePixelRatio || 1;
-    var withLabels = cell >= LABEL_MIN_CELL, font = fontFor(cell);
-    var rowText = a.rows.map(function (t) { return fit(t, font); });
-    var colText = a.cols.map(function (t) { return fit(t, font); });
-    var rightText = a.right ? a.right.map(function (t) { return fit(t, font); }) : null;
-    var left = withLabels ? widest(rowText, font) + 6 : 0;
-    var top = withLabels ? widest(colText, font) + 6 : 0;
-    var right = withLabels && rightText ? widest(rightText, font) + 18 : 0;
+  function draw(figure, s, type, m, layer, head, cell, box) {
+    var ratio = window.devicePixelRatio || 1;
+    var withLabels = box.any, font = box.font, rowText = box.rowText, colText = box.colText;
+    var rightText = box.rightText, left = box.left, top = box.top, right = box.right;
     if (!withLabels) labelsHidden = true;
     var width = left + m.cols * cell + right + 1, height = top + m.rows * cell + 1;
     var canvases = figure.querySelectorAll('canvas');
@@ -55,7 +50,7 @@
       ctx.fillStyle = '#1d2330';
       ctx.textBaseline = 'middle';
       ctx.textAlign = 'right';
-      rowText.forEach(function (t, i) { ctx.fillText(t, left - 4, top + (i + 0.5) * cell); });
+      if (rowText) rowText.forEach(function (t, i) { ctx.fillText(t, left - 4, top + (i + 0.5) * cell); });
       if (rightText) {
         ctx.textAlign = 'left';
         ctx.fillStyle = '#7a5a00';
@@ -89,19 +84,26 @@
       var type = part.getAttribute('data-type'), m = matrices(s, type);
       part.hidden = typeMode !== 'all' && typeMode !== type;
       if (part.hidden || !m) return;
-      var perRow = pick.head.value === 'all' ? m.heads.length : pick.head.value === 'all+avg' ? m.heads.length + 1 : 1;
-      var cell = cellSize(s, type, m, perRow, part.clientWidth - 24), any = false;
-      labelsHidden = false;
+      var rows = [], any = false;
       part.querySelectorAll('.layer').forEach(function (row) {
         var layer = +row.getAttribute('data-layer');
         row.hidden = layerMode !== 'all' && 'L' + m.layers[layer] !== layerMode;
         if (row.hidden) return;
+        var shown = [];
         row.querySelectorAll('figure.heatmap').forEach(function (figure) {
           var h = figure.getAttribute('data-head'), head = h === 'avg' ? 'avg' : +h;
           figure.hidden = !headVisible(m, head);
-          if (figure.hidden) return;
+          if (!figure.hidden) shown.push({ figure: figure, head: head });
+        });
+        rows.push({ layer: layer, shown: shown });
+      });
+      var plan = layout(s, type, m, part.clientWidth - 24, captionWidths(rows));
+      labelsHidden = false;
+      rows.forEach(function (r) {
+        r.shown.forEach(function (f, i) {
           any = true;
-          draw(figure, s, type, m, layer, head, cell);
+          var box = labelBox(s, type, plan.cell, plan.labels, i === 0, i === r.shown.length - 1);
+          draw(f.figure, s, type, m, r.layer, f.head, plan.cell, box);
         });
       });
       var hint = part.querySelector('.label-hint');

@@ -1,0 +1,94 @@
+// minimt vocab: every piece a model's tokenizer knows, with its id, so that a user can see what
+// the model can read (and what it would read as <unk>).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "minimt/base/error.h"
+#include "minimt/base/json_writer.h"
+#include "minimt/model/model.h"
+
+namespace minimt::cli {
+namespace {
+
+struct VocabArgs {
+  std::string model;
+  std::string side = "source";
+  std::string format = "text";
+};
+
+// Text output keeps one piece per line: the characters that would break a line or the tab are
+// escaped (\t, \n, \r, \xHH); SentencePiece models have none (white space is "▁").
+std::string line_safe(const std::string& piece) {
+  std::string out;
+  for (unsigned char c : piece) {
+    if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// The role of a special id in the config ("pad", "unk", "bos", "eos"), or "".
+const char* special_name(int id, const SpecialTokens& special) {
+  if (id == special.pad) return "pad";
+  if (id == special.unk) return "unk";
+  if (id == special.bos) return "bos";
+  if (id == special.eos) return "eos";
+  return "";
+}
+
+int run_vocab(const VocabArgs& args) {
+  auto model = load_model(args.model);
+  const Tokenizer& tokenizer =
+      args.side == "source" ? model->source_tokenizer() : model->target_tokenizer();
+  const SpecialTokens& special = model->config().special;
+  std::string out;
+  for (int id = 0; id < tokenizer.size(); ++id) {
+    const std::string piece = tokenizer.piece(id);
+    if (args.format == "jsonl") {
+      out += "{\"id\":" + std::to_string(id) + ",\"piece\":";
+      append_json_string(out, piece);
+      if (const char* name = special_name(id, special); *name)
+        out += std::string(",\"special\":\"") + name + '"';
+      out += "}\n";
+    } else {
+      out += std::to_string(id) + '\t' + line_safe(piece) + '\n';
+    }
+  }
+  std::cout << out << std::flush;
+  if (!std::cout) throw IoError("standard output: write failed");
+  return 0;
+}
+
+}  // namespace
+
+Command add_vocab(CLI::App& app) {
+  auto args = std::make_shared<VocabArgs>();
+  CLI::App* command = app.add_subcommand(
+      "vocab", "list a model's pieces with their ids (text: id<TAB>piece per line)");
+  add_model_option(*command, args->model);
+  command->add_option("--side", args->side, "source (what the encoder reads) or target")
+      ->check(CLI::IsMember({"source", "target"}))
+      ->capture_default_str();
+  command
+      ->add_option("--format", args->format,
+                   "text: id<TAB>piece; jsonl: {\"id\", \"piece\"[, \"special\"]} per line")
+      ->check(CLI::IsMember({"text", "jsonl"}))
+      ->capture_default_str();
+  return {command, [args] { return run_vocab(*args); }};
+}
+
+}  // namespace minimt::cli

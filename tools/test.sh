@@ -36,7 +36,7 @@ for row in "${matrix[@]}"; do
   name=${row%%|*}
   read -r -a settings <<<"${row#*|}"
   echo "== kernels: $name"
-  if ! (cd build && env "${settings[@]}" ctest --output-on-failure -R '^(unit|pytorch_comparison)$'); then
+  if ! (cd build && env "${settings[@]}" ctest --output-on-failure -j2 -R '^(unit|pytorch_comparison|pytorch_search)$'); then
     failed+=("$name")
   fi
 done

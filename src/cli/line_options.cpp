@@ -18,6 +18,12 @@ void add_list_option(CLI::App& command, const std::string& name, const std::stri
       ->needs(needed);
 }
 
+std::string rule_list() {
+  std::string names;
+  for (const std::string& name : align_rule_names()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
 }  // namespace
 
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
@@ -119,8 +125,11 @@ void add_align_options(CLI::App& command, LineRunArgs& args) {
                   });
   command
       .add_option("--align-rule", args.align_rule,
-                  "best-source: each target word to its best source word; best-target: each "
-                  "source word to its best target word; intersection: links both agree on")
+                  "how words are linked from the averaged cross-attention: " + rule_list() +
+                      " (best-source: each target word to its best source word; best-target: "
+                      "the reverse; union, intersection and grow-diag-final combine the two; "
+                      "docs/attention-view.md measures them)")
+      ->type_name("RULE")
       ->check(
           [](const std::string& name) {
             try {

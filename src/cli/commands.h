@@ -25,6 +25,7 @@ struct Command {
 
 Command add_translate(CLI::App& app);
 Command add_score(CLI::App& app);
+Command add_heads(CLI::App& app);
 Command add_info(CLI::App& app);
 Command add_tokenize(CLI::App& app);
 Command add_view(CLI::App& app);

@@ -139,7 +139,7 @@ void add_align_options(CLI::App& command, LineRunArgs& args) {
               return std::string(e.what());
             }
           },
-          "RULE")
+          "")
       ->default_str(to_string(AlignmentOptions{}.rule))
       ->needs(align);
 }

@@ -1,0 +1,118 @@
+#include "minimt/app/head_report.h"
+
+#include <cstdio>
+
+#include "minimt/base/json_writer.h"
+
+namespace minimt {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string fixed_or_dash(const std::optional<double>& value, int decimals) {
+  return value ? fixed(*value, decimals) : "-";
+}
+
+std::string pad(const std::string& text, size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+// The fields of one head, in the order of every format: (name, value or nullopt).
+std::vector<std::pair<const char*, std::optional<double>>> numbers(const HeadResult& h) {
+  const PatternStats& p = h.pattern;
+  return {{"delta_log_prob", h.delta_log_prob},
+          {"delta_exact_match", h.delta_exact_match},
+          {"entropy", p.entropy},
+          {"max_weight", p.max_weight},
+          {"same", p.same},
+          {"previous", p.previous},
+          {"first", p.first},
+          {"eos", p.eos},
+          {"alignment_agreement", p.alignment_agreement}};
+}
+
+}  // namespace
+
+std::string head_table_text(const HeadAnalysis& a) {
+  std::string out = "sentences " + std::to_string(a.sentences) + ", reference tokens " +
+                    std::to_string(a.tokens) + ", log-probability per token " +
+                    fixed(a.log_prob_per_token, 4);
+  if (a.exact_match) out += ", exact match " + fixed(*a.exact_match, 4);
+  out +=
+      "\nheads by importance: the change in log-probability per token when the head alone is "
+      "masked (most harmful first)\n\n";
+  out += "type     layer head  d_logp/tok";
+  if (a.exact_match) out += "  d_exact";
+  out += "  entropy  max   same  prev  first  eos   agree\n";
+  for (const HeadResult& h : a.heads) {
+    const PatternStats& p = h.pattern;
+    std::string row = kind_name(h.kind);
+    row += std::string(9 - row.size(), ' ');
+    row += pad(std::to_string(h.layer), 5) + pad(std::to_string(h.head), 5) +
+           pad(fixed(h.delta_log_prob, 4), 12);
+    if (a.exact_match) row += pad(fixed_or_dash(h.delta_exact_match, 3), 9);
+    row += pad(fixed(p.entropy, 2), 9) + pad(fixed(p.max_weight, 2), 6) +
+           pad(fixed_or_dash(p.same, 2), 6) + pad(fixed_or_dash(p.previous, 2), 6) +
+           pad(fixed(p.first, 2), 7) + pad(fixed_or_dash(p.eos, 2), 6) +
+           pad(fixed_or_dash(p.alignment_agreement, 2), 7);
+    out += row + "\n";
+  }
+  if (!a.prune.empty()) {
+    out += "\npruning, least important first: heads removed, log-probability per token";
+    out += a.exact_match ? ", exact match\n" : "\n";
+    for (const PrunePoint& point : a.prune) {
+      out +=
+          pad(std::to_string(point.removed), 4) + "  " + pad(fixed(point.log_prob_per_token, 4), 9);
+      if (point.exact_match) out += "  " + fixed(*point.exact_match, 4);
+      if (!point.head.empty()) out += "  (" + point.head + ")";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string head_table_jsonl(const HeadAnalysis& a) {
+  std::string out;
+  for (const HeadResult& h : a.heads) {
+    out += std::string("{\"type\":\"") + kind_name(h.kind) +
+           "\",\"layer\":" + std::to_string(h.layer) + ",\"head\":" + std::to_string(h.head);
+    for (const auto& [name, value] : numbers(h)) {
+      if (!value) continue;
+      out += std::string(",\"") + name + "\":";
+      append_json_float(out, static_cast<float>(*value));
+    }
+    out += "}\n";
+  }
+  for (const PrunePoint& point : a.prune) {
+    out += "{\"prune\":" + std::to_string(point.removed) + ",\"removed_head\":";
+    append_json_string(out, point.head);
+    out += ",\"log_prob_per_token\":";
+    append_json_float(out, static_cast<float>(point.log_prob_per_token));
+    if (point.exact_match) {
+      out += ",\"exact_match\":";
+      append_json_float(out, static_cast<float>(*point.exact_match));
+    }
+    out += "}\n";
+  }
+  return out;
+}
+
+std::string head_table_csv(const HeadAnalysis& a) {
+  std::string out = "type,layer,head";
+  if (!a.heads.empty())
+    for (const auto& [name, value] : numbers(a.heads.front())) out += std::string(",") + name;
+  out += "\n";
+  for (const HeadResult& h : a.heads) {
+    out += std::string(kind_name(h.kind)) + "," + std::to_string(h.layer) + "," +
+           std::to_string(h.head);
+    for (const auto& [name, value] : numbers(h)) out += "," + (value ? fixed(*value, 6) : "");
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace minimt

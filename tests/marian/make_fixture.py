@@ -166,11 +166,12 @@ class Random:
 
 def layer_tensors(r, args, prefix, cross):
     d, t = args.d_model, {}
+    # sharp attention, and sublayer outputs larger than the residual they join, so that
+    # outputs depend on the context more than on the previous token
+    gain = {"q_proj": 2.0, "k_proj": 2.0, "v_proj": 1.0, "out_proj": 3.0}
     for block in ["self_attn"] + (["encoder_attn"] if cross else []):
         for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-            # sharp attention, and sublayer outputs larger than the residual they join, so
-            # that outputs depend on the context more than on the previous token
-            std = {"q_proj": 2.0, "k_proj": 2.0, "v_proj": 1.0, "out_proj": 3.0}[proj] / math.sqrt(d)
+            std = gain[proj] / math.sqrt(d)
             t["%s.%s.%s.weight" % (prefix, block, proj)] = r.normal((d, d), std)
             t["%s.%s.%s.bias" % (prefix, block, proj)] = r.normal((d,), 0.1)
         t["%s.%s_layer_norm.weight" % (prefix, block)] = r.normal((d,), 0.1, 1.0)

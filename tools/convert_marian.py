@@ -118,14 +118,22 @@ def write_tokenizers(inputs, stage, drop_missing, notes):
             f.write(data)
 
 
+def check_paths(hf_dir, out_dir):
+    hf, out = os.path.realpath(hf_dir), os.path.realpath(out_dir)
+    if hf == out or hf.startswith(out + os.sep):
+        raise ConversionError(out_dir, "would replace the model being converted (%s)" % hf_dir)
+
+
 def convert(args):
     import json
+    check_paths(args.hf_dir, args.out_dir)
     inputs = Inputs(args.hf_dir)
     p = hf_config.plan_architecture(inputs.config, inputs.config_path)
     banned = hf_config.banned_tokens(inputs.config, inputs.generation, inputs.config_path,
                                      inputs.generation_path)
     unk = check_ids(inputs, p)
     notes = hf_config.generation_notes(inputs.config, inputs.generation)
+    notes += hf_config.tokenizer_notes(inputs.tokenizer_config)
     weights_path, tensors = hf_files.read_weights(args.hf_dir)
     out = weights_mod.map_weights(tensors, weights_path, p, banned, notes)
     if banned:

@@ -171,6 +171,16 @@ def generation_notes(config, generation):
     return notes
 
 
+def tokenizer_notes(tokenizer_config):
+    """Differences in decoded text that depend on the transformers version."""
+    cleanup = tokenizer_config.get("clean_up_tokenization_spaces")
+    if cleanup is False:
+        return []
+    return ["transformers %s removes the space before . , ! ? and in English contractions "
+            "when it decodes (clean_up_tokenization_spaces); minimt prints SentencePiece's "
+            "text as it is" % ("" if cleanup else "(versions that default to it)")]
+
+
 def token_text(value, default):
     """A special token in tokenizer_config.json: a string or an AddedToken dict."""
     if value is None:

@@ -75,6 +75,15 @@ def sinusoidal_positions(n_pos, dim):
     return out
 
 
+def clean_up_tokenization(text):
+    """PreTrainedTokenizerBase.clean_up_tokenization."""
+    for before, after in ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
+                          (" n't", "n't"), (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"),
+                          (" 're", "'re")):
+        text = text.replace(before, after)
+    return text
+
+
 class MarianTokenizerRef:
     """MarianTokenizer: SentencePiece pieces, looked up in vocab.json (<unk> if absent)."""
 
@@ -93,6 +102,8 @@ class MarianTokenizerRef:
         self.spm_source = spm.SentencePieceProcessor(model_file=os.path.join(hf_dir, "source.spm"))
         self.spm_target = spm.SentencePieceProcessor(model_file=os.path.join(hf_dir, "target.spm"))
         self.special = {self.unk, self.eos, self.pad}
+        # absent: False in current transformers, True in older versions
+        self.clean_up = bool(tc.get("clean_up_tokenization_spaces", False))
 
     def remove_language_code(self, text):
         if text.startswith(">>") and text.find("<<") != -1:
@@ -115,8 +126,8 @@ class MarianTokenizerRef:
         tokens = [t for t in tokens if t not in self.special]
         # transformers 4.x decodes with the target model unless told otherwise; with shared
         # vocabularies the newest versions use the source model: both join the same pieces.
-        out = self.spm_target.decode_pieces(tokens).replace(SPIECE_UNDERLINE, " ")
-        return out.strip()
+        out = self.spm_target.decode_pieces(tokens).replace(SPIECE_UNDERLINE, " ").strip()
+        return clean_up_tokenization(out) if self.clean_up else out
 
 
 class MarianRef:

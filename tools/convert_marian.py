@@ -113,7 +113,9 @@ def write_tokenizers(inputs, stage, drop_missing, notes):
             checked = selfcheck.check(spm_path, data, inputs.vocab[side], inputs.specials["unk"],
                                       side == "source", spm_path)
             notes.append("%s: %d sample texts tokenized as MarianTokenizer does" % (spm_path,
-                                                                                   checked))
+                                                                                   checked)
+                         if checked else "%s: not checked against MarianTokenizer (no Python "
+                         "sentencepiece module)" % spm_path)
         with open(stage.file(side + ".spm"), "wb") as f:
             f.write(data)
 

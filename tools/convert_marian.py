@@ -34,12 +34,15 @@ class Inputs:
         self.dir = hf_dir
         self.config_path = os.path.join(hf_dir, "config.json")
         self.config = hf_files.read_json(self.config_path)
-        if not isinstance(self.config, dict):
-            raise ConversionError(self.config_path, "must hold a JSON object")
         self.generation_path = os.path.join(hf_dir, "generation_config.json")
         self.generation = hf_files.read_json(self.generation_path, required=False)
-        self.tokenizer_config = hf_files.read_json(
-            os.path.join(hf_dir, "tokenizer_config.json"), required=False) or {}
+        tokenizer_path = os.path.join(hf_dir, "tokenizer_config.json")
+        self.tokenizer_config = hf_files.read_json(tokenizer_path, required=False) or {}
+        for path, value in ((self.config_path, self.config),
+                            (self.generation_path, self.generation or {}),
+                            (tokenizer_path, self.tokenizer_config)):
+            if not isinstance(value, dict):
+                raise ConversionError(path, "must hold a JSON object")
         self.specials = hf_config.tokenizer_specials(self.tokenizer_config)
         self.source_vocab_path = os.path.join(hf_dir, "vocab.json")
         target = os.path.join(hf_dir, "target_vocab.json")

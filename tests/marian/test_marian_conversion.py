@@ -312,6 +312,8 @@ REFUSALS = [
     ("no weights", "base", remove("model.safetensors"), "neither model.safetensors"),
     ("no target.spm", "base", remove("target.spm"), "target.spm: is missing"),
     ("config.json not JSON", "base", write_file("config.json", "{"), "not valid JSON"),
+    ("generation_config.json a list", "base", write_file("generation_config.json", "[1]"),
+     "generation_config.json: must hold a JSON object"),
 ]
 BASES = {"base": ["--seed", "7"], "missing": ["--seed", "7", "--drop-from-vocab", "2"],
          "separate": ["--seed", "7", "--separate"]}
@@ -344,6 +346,10 @@ def check_refusals(res, work):
               "a second conversion into a full OUT_DIR: status %d %r" % (p.returncode, p.stderr))
     p = convert(bases["base"], bases["base"] + ".out", ["--force"])
     res.check(p.returncode == 0, "--force: status %d %r" % (p.returncode, p.stderr))
+    p = convert(bases["base"], bases["base"], ["--force"])
+    res.check(p.returncode == 1 and "would replace the model being converted" in p.stderr
+              and os.path.exists(os.path.join(bases["base"], "vocab.json")),
+              "OUT_DIR = HF_DIR with --force: status %d %r" % (p.returncode, p.stderr))
 
 
 def main():

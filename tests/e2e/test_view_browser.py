@@ -190,6 +190,17 @@ def hover_check(browser, page, scratch, sentence):
                                                  sentence["output_tokens"][i1]),
                 "key %d %s" % (j1, sentence["source_tokens"][j1])]
     check(all(w in tip for w in want_tip), "hover tooltip %r lacks %r" % (tip, want_tip))
+    # The probability of the predicted piece and the alternatives there, from the dump.
+    if sentence.get("output_log_probs"):
+        import math
+        want = "p(%s) = %.4f" % (sentence["output_tokens"][i1],
+                                 math.exp(sentence["output_log_probs"][i1]))
+        check(want in tip, "hover tooltip %r lacks the prediction's probability %r" % (tip, want))
+        best = sentence["alternatives"][i1][0]
+        want = "most likely: %s %.4f" % (best["token"], best["probability"])
+        check(want in tip, "hover tooltip %r lacks the alternatives %r" % (tip, want))
+    else:
+        check(False, "the dump has no output_log_probs")
     for line, (i, j) in ((tip, (i1, j1)), (text.split("\n")[-1], (i2, j2))):
         weight = re.search(r"weight ([0-9.e+-]+)", line)
         check(weight is not None and abs(float(weight.group(1)) - cross[i][j]) <=

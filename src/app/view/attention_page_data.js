@@ -121,8 +121,12 @@
   // ---- axes of each type ----
   function axes(sentence, type) {
     var k = KINDS[type];
+    var probs = k.right && sentence.output_log_probs && sentence.output_log_probs.length ?
+        sentence.output_log_probs.map(Math.exp) : null;
+    var alternatives = k.right && sentence.alternatives && sentence.alternatives.length ?
+        sentence.alternatives : null;
     return { rows: sentence[k.rows], cols: sentence[k.cols], right: k.right ? sentence[k.right] : null,
-             rowName: 'query', colName: 'key' };
+             rightProbs: probs, alternatives: alternatives, rowName: 'query', colName: 'key' };
   }
 
   // ---- controls ----
@@ -197,7 +201,10 @@
       box.left = widest(box.rowText, font) + 6;
     }
     if (a.right && (labels === 'each' || last)) {
-      box.rightText = a.right.map(function (t) { return fit(t, font); });
+      // Each predicted piece with its probability: how sure the model was of it.
+      box.rightText = a.right.map(function (t, i) {
+        return fit(t, font) + (a.rightProbs ? ' ' + a.rightProbs[i].toFixed(2) : '');
+      });
       box.right = widest(box.rightText, font) + 18;
     }
     return box;

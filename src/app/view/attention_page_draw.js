@@ -186,7 +186,16 @@
     var key = 'key ' + at.j + ' ' + shown(a.cols[at.j]);
     var masked = g.m.lower && at.j > at.i;
     var weight = masked ? 'masked: a future position, weight exactly 0' : 'weight ' + formatWeight(g.w[at.i * g.m.cols + at.j]);
-    return { where: where, query: query, key: key, weight: weight };
+    // What the model predicted at this query, how surely, and what else it considered.
+    var predicted = '';
+    if (a.right && a.rightProbs) {
+      predicted = 'p(' + shown(a.right[at.i]) + ') = ' + a.rightProbs[at.i].toFixed(4);
+      if (a.alternatives && a.alternatives[at.i])
+        predicted += '; most likely: ' + a.alternatives[at.i].map(function (alt) {
+          return shown(alt.token) + ' ' + alt.probability.toFixed(4);
+        }).join(', ');
+    }
+    return { where: where, query: query, key: key, weight: weight, predicted: predicted };
   }
   function outline(figure, at) {
     var g = figure.minimt, over = figure.querySelectorAll('canvas')[1], ctx = over.getContext('2d');
@@ -211,7 +220,8 @@
     outline(figure, at);
     if (!at) { tip.hidden = true; return; }
     var d = describe(figure, at);
-    tip.textContent = d.where + '\n' + d.query + '\n' + d.key + '\n' + d.weight;
+    tip.textContent = d.where + '\n' + d.query + '\n' + d.key + '\n' + d.weight +
+        (d.predicted ? '\n' + d.predicted : '');
     tip.hidden = false;
     var x = event.clientX + 14, y = event.clientY + 14;
     if (x + tip.offsetWidth > window.innerWidth) x = event.clientX - tip.offsetWidth - 10;

@@ -1,6 +1,7 @@
 #include "minimt/app/attention_dump.h"
 
 #include "minimt/app/dump_schema.h"
+#include "minimt/app/rollout.h"
 #include "minimt/base/error.h"
 #include "minimt/base/from_end.h"
 #include "minimt/base/json_writer.h"
@@ -39,6 +40,20 @@ void write_matrices(std::ostream& out, const std::vector<int>& layers,
         out << ']';
       }
       out << ']';
+    }
+    out << ']';
+  }
+  out << ']';
+}
+
+// Writes [rows][cols].
+void write_matrix(std::ostream& out, const RolloutMatrix& m) {
+  out << '[';
+  for (int i = 0; i < m.rows; ++i) {
+    out << (i ? ",[" : "[");
+    for (int j = 0; j < m.cols; ++j) {
+      if (j) out << ',';
+      write_json_float(out, static_cast<float>(m.at(i, j)));
     }
     out << ']';
   }
@@ -105,26 +120,9 @@ void AttentionDumpWriter::write_tokens(const char* name, const std::vector<std::
   out_ << ']';
 }
 
-void AttentionDumpWriter::add(const Translation& t) {
-  const ModelConfig& c = model_.config();
-  out_ << (first_ ? "\n" : ",\n") << '{' << key(schema::kSource) << json_string(t.source);
-  first_ = false;
-  if (!t.ok()) {
-    out_ << ',' << key(schema::kError) << json_string(t.error) << '}';
-    return;
-  }
-  out_ << ',' << key(schema::kTranslation) << json_string(t.text);
-  const Tokenizer& source = model_.source_tokenizer();
+// The optional output_log_probs and alternatives of a translated sentence.
+void AttentionDumpWriter::write_probabilities(const Translation& t) {
   const Tokenizer& target = model_.target_tokenizer();
-  std::vector<std::string> source_pieces, input_pieces, output_pieces;
-  for (int id : t.source_ids) source_pieces.push_back(source.piece(id));
-  for (size_t i = 0; i < t.output_ids.size(); ++i) {
-    input_pieces.push_back(target.piece(i == 0 ? c.decoder_start_token : t.output_ids[i - 1]));
-    output_pieces.push_back(target.piece(t.output_ids[i]));
-  }
-  write_tokens(schema::kSourceTokens, source_pieces);
-  write_tokens(schema::kDecoderInputTokens, input_pieces);
-  write_tokens(schema::kOutputTokens, output_pieces);
   if (t.log_probs.size() == t.output_ids.size()) {
     out_ << ',' << key(schema::kOutputLogProbs) << '[';
     for (size_t i = 0; i < t.log_probs.size(); ++i) {
@@ -148,6 +146,29 @@ void AttentionDumpWriter::add(const Translation& t) {
     }
     out_ << ']';
   }
+}
+
+void AttentionDumpWriter::add(const Translation& t) {
+  const ModelConfig& c = model_.config();
+  out_ << (first_ ? "\n" : ",\n") << '{' << key(schema::kSource) << json_string(t.source);
+  first_ = false;
+  if (!t.ok()) {
+    out_ << ',' << key(schema::kError) << json_string(t.error) << '}';
+    return;
+  }
+  out_ << ',' << key(schema::kTranslation) << json_string(t.text);
+  const Tokenizer& source = model_.source_tokenizer();
+  const Tokenizer& target = model_.target_tokenizer();
+  std::vector<std::string> source_pieces, input_pieces, output_pieces;
+  for (int id : t.source_ids) source_pieces.push_back(source.piece(id));
+  for (size_t i = 0; i < t.output_ids.size(); ++i) {
+    input_pieces.push_back(target.piece(i == 0 ? c.decoder_start_token : t.output_ids[i - 1]));
+    output_pieces.push_back(target.piece(t.output_ids[i]));
+  }
+  write_tokens(schema::kSourceTokens, source_pieces);
+  write_tokens(schema::kDecoderInputTokens, input_pieces);
+  write_tokens(schema::kOutputTokens, output_pieces);
+  write_probabilities(t);
 
   const AttentionRecord empty;
   const AttentionRecord& r = t.attention ? *t.attention : empty;
@@ -173,7 +194,16 @@ void AttentionDumpWriter::add(const Translation& t) {
     write_matrices(out_, decoder_layers, heads_, steps, s,
                    [&](int l, int h, int i, int j) { return r.cross(l, h, i, j); });
   }
+  if (selection_.rollout) write_rollout(r);
   out_ << '}';
+}
+
+void AttentionDumpWriter::write_rollout(const AttentionRecord& record) {
+  const SentenceRollout rollout = sentence_rollout(record);
+  out_ << ",\n " << key(schema::kEncoderRollout);
+  write_matrix(out_, rollout.encoder);
+  out_ << ",\n " << key(schema::kCrossRollout);
+  write_matrix(out_, rollout.cross);
 }
 
 void AttentionDumpWriter::finish() {

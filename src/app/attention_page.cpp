@@ -110,6 +110,41 @@ void write_layers(std::ostream& body, const AttentionMatrices& m, ViewSummary& s
   }
 }
 
+// The weights of a rollout as packed_weights gives them: one layer, one head, "rollout": true.
+json packed_rollout(const DumpRollout& r) {
+  return {{"layers", json::array({"rollout"})},
+          {"heads", json::array({0})},
+          {"rows", r.rows},
+          {"cols", r.cols},
+          {"lower", false},
+          {"rollout", true},
+          {"w", encode_weights(r.values)}};
+}
+
+const DumpRollout& rollout_of(const DumpSentence& s, const std::string& type) {
+  static const DumpRollout none;
+  return type == "encoder" ? s.encoder_rollout : type == "cross" ? s.cross_rollout : none;
+}
+
+// A type's rollout, when the dump has one: a row of its own under the layers, labelled as a
+// heuristic. Its weights go into `entry`.
+void write_rollout(std::ostream& body, const DumpSentence& s, const std::string& type, json& entry,
+                   ViewSummary& summary) {
+  const DumpRollout& r = rollout_of(s, type);
+  for (const view::RolloutText& text : view::kRolloutTexts) {
+    if (type != text.of || !r.present) continue;
+    entry["attention"][text.key] = packed_rollout(r);
+    body << "<div class=\"layer rollout\" data-layer=\"0\" data-rollout=\"" << text.key
+         << "\"><p class=\"heuristic\"><strong>" << view::kRolloutLabel << ".</strong> "
+         << text.note << "</p><div class=\"heads\">\n<figure class=\"heatmap rollout\" "
+         << "data-type=\"" << text.key << "\" data-layer=\"0\" data-head=\"0\"><figcaption "
+         << "title=\"show only the rollouts\">" << text.caption << "</figcaption><div "
+         << "class=\"plot\"><canvas class=\"cells\"></canvas><canvas class=\"overlay\">"
+         << "</canvas></div></figure>\n</div></div>\n";
+    ++summary.rollouts;
+  }
+}
+
 // The section of one sentence; its weights go into `entry` (the page's data).
 void write_sentence(std::ostream& body, const DumpSentence& s, size_t index, json& entry,
                     ViewSummary& summary) {
@@ -132,14 +167,17 @@ void write_sentence(std::ostream& body, const DumpSentence& s, size_t index, jso
     const AttentionMatrices* m = s.find(type.type);
     body << "<section class=\"attention\" data-type=\"" << type.type << "\">\n<h3>" << text.heading
          << "</h3>\n";
-    if (!m || m->layers() == 0 || m->heads.empty()) {
+    const bool raw = m && m->layers() > 0 && !m->heads.empty();
+    if (raw || rollout_of(s, type.type).present)
+      body << "<p class=\"axes\">" << text.axes << "</p>\n";
+    if (!raw) {
       body << "<p class=\"note\">Not in the dump (it was written with a selection that "
-           << "leaves this out).</p>\n</section>\n";
-      continue;
+           << "leaves this out).</p>\n";
+    } else {
+      entry["attention"][m->type] = packed_weights(*m, type.causal);
+      write_layers(body, *m, summary);
     }
-    body << "<p class=\"axes\">" << text.axes << "</p>\n";
-    entry["attention"][m->type] = packed_weights(*m, type.causal);
-    write_layers(body, *m, summary);
+    write_rollout(body, s, type.type, entry, summary);
     body << "</section>\n";
   }
   body << "</section>\n";
@@ -147,6 +185,7 @@ void write_sentence(std::ostream& body, const DumpSentence& s, size_t index, jso
 
 // What the page's script knows of each type: its name, and the keys of the sentence's token
 // lists along its rows and columns ("right": the pieces predicted, beside decoder rows).
+// Rollouts ("rollout": true) share the axes of the type they extend ("of").
 json kinds() {
   auto tokens = [](dump_schema::Axis axis) {
     return axis == dump_schema::Axis::kSource ? "source_tokens" : "decoder_input_tokens";
@@ -160,6 +199,15 @@ json kinds() {
                    {"cols", tokens(type.cols)},
                    {"right", predicted ? json("output_tokens") : json()}});
   }
+  for (const view::RolloutText& text : view::kRolloutTexts) {
+    json kind =
+        *std::find_if(out.begin(), out.end(), [&](const json& k) { return k["type"] == text.of; });
+    kind["type"] = text.key;
+    kind["name"] = text.name;
+    kind["rollout"] = true;
+    kind["of"] = text.of;
+    out.push_back(std::move(kind));
+  }
   return out;
 }
 
@@ -171,6 +219,7 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
   ViewSummary summary;
   summary.sentences = static_cast<int>(shown.size());
   std::ostringstream body;
+  body << options.preface;
   json data_sentences = json::array();
   for (size_t k = 0; k < shown.size(); ++k) {
     const DumpSentence& s = *shown[k];

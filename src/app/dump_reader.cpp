@@ -173,6 +173,30 @@ void read_output_probabilities(const json& entry, DumpSentence& s, const std::st
     }
 }
 
+// An optional rollout: one row per `rows` token, one weight in [0, 1] per `cols` token.
+DumpRollout read_rollout(const json& entry, const char* key, size_t rows, size_t cols,
+                         const std::string& where) {
+  DumpRollout m;
+  auto it = entry.find(key);
+  if (it == entry.end() || it->is_null()) return m;
+  const std::string at = where + ": " + key;
+  if (!it->is_array() || it->size() != rows)
+    throw Error(at + " should be a list of " + std::to_string(rows) + " rows");
+  m.present = true;
+  m.rows = static_cast<int>(rows);
+  m.cols = static_cast<int>(cols);
+  for (size_t i = 0; i < rows; ++i) {
+    const json& row = (*it)[i];
+    const std::string at_row = at + "[" + std::to_string(i) + "]";
+    if (!row.is_array() || row.size() != cols)
+      throw Error(at_row + " should have " + std::to_string(cols) +
+                  " weights, one per source token");
+    for (size_t j = 0; j < cols; ++j)
+      m.values.push_back(probability_number(row[j], false, at_row + "[" + std::to_string(j) + "]"));
+  }
+  return m;
+}
+
 DumpSentence read_sentence(const json& entry, int number, const Selection& selection,
                            const std::string& where) {
   if (!entry.is_object()) throw Error(where + " is not an object");
@@ -199,6 +223,9 @@ DumpSentence read_sentence(const json& entry, int number, const Selection& selec
     if (it == entry.end() || it->is_null()) continue;
     s.attention.push_back(read_type(*it, type, s, selection, where));
   }
+  const size_t sources = s.source_tokens.size(), steps = s.decoder_input_tokens.size();
+  s.encoder_rollout = read_rollout(entry, schema::kEncoderRollout, sources, sources, where);
+  s.cross_rollout = read_rollout(entry, schema::kCrossRollout, steps, sources, where);
   return s;
 }
 

@@ -16,6 +16,26 @@ struct TypeText {
 // Throws Error for a type the dump format does not have.
 const TypeText& type_text(const std::string& type);
 
+// The rollouts (--rollout), drawn in the section of the type they extend.
+struct RolloutText {
+  const char* key;      // the dump's and the page's key: "encoder_rollout", "cross_rollout"
+  const char* of;       // the type whose section shows it: "encoder", "cross"
+  const char* name;     // in tooltips
+  const char* caption;  // under the heatmap
+  const char* note;     // above it (HTML): what it is, and that it is a heuristic
+};
+inline constexpr const char* kRolloutLabel = "rollout: a heuristic, not an explanation";
+const RolloutText kRolloutTexts[] = {
+    {"encoder_rollout", "encoder", "Encoder rollout (a heuristic)", "encoder rollout",
+     "Row i: how much encoder output i draws on each source piece if attention alone moved "
+     "information, each layer's head average taken as 0.5&nbsp;A&nbsp;+&nbsp;0.5&nbsp;I (the "
+     "residual), rows renormalized, multiplied from the first layer up (Abnar and Zuidema "
+     "2020). It leaves out the values, the feed-forward layers and the norms."},
+    {"cross_rollout", "cross", "Cross rollout (a heuristic)", "cross rollout",
+     "Row t: the last decoder layer's cross-attention averaged over its heads, times the "
+     "encoder rollout: how much each source piece reaches step t through attention alone."},
+};
+
 // Text for HTML and SVG, whatever its bytes: & < > " ' escaped; C0 controls but tab, LF and CR
 // shown as their Control Pictures (U+0001 as U+2401, ..., DEL as U+2421); C1 controls,
 // noncharacters (U+FDD0-FDEF, U+xFFFE, U+xFFFF) and each byte that is not UTF-8 as U+FFFD. So

@@ -69,7 +69,7 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   return input;
 }
 
-// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view.
+// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --rollout.
 void add_attention_options(CLI::App& command, LineRunArgs& args) {
   CLI::Option* dump =
       command
@@ -103,6 +103,11 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
                   "also render the attention as one self-contained HTML page (as minimt view "
                   "does; it shows what --dump-* select when given)")
       ->type_name("FILE.html");
+  command.add_flag("--rollout", args.rollout,
+                   "with --dump-attention or --view: add attention rollout (Abnar and Zuidema "
+                   "2020, a heuristic), encoder_rollout [S][S] over every encoder layer and "
+                   "cross_rollout [T][S], the last decoder layer's head-averaged "
+                   "cross-attention times it");
 }
 
 // --align, --align-layer, --align-heads, --align-rule.

@@ -98,6 +98,7 @@ DumpSelection dump_selection(const LineRunArgs& args, const Model& model) {
   }
   selection.layers = args.dump_layers;
   selection.heads = args.dump_heads;
+  selection.rollout = args.rollout;
   // Written to the dump: its weights are those of the masked model.
   if (!args.mask_heads.empty())
     selection.masked_heads = parse_head_mask(args.mask_heads, model.config()).to_string();
@@ -291,6 +292,8 @@ int run_lines(const LineRunArgs& args) {
   // A reader that goes away (`minimt translate ... | head -3`) must end the run quietly:
   // without SIGPIPE, writes to the closed pipe fail with EPIPE and OutputWriter reports it.
   ignore_sigpipe();
+  if (args.rollout && args.dump_attention.empty() && args.view.empty())
+    throw UsageError("--rollout adds to --dump-attention or --view: give one of them");
 
   std::unique_ptr<LineReader> reader;  // opened first: a missing input fails before the model
   if (args.texts.empty()) reader = std::make_unique<LineReader>(args.input);

@@ -29,6 +29,7 @@ struct LineRunArgs {
   std::vector<int> dump_layers;         // negative counts from the end; empty: all
   std::vector<int> dump_heads;          // empty: all
   std::string view;                     // --view: also render the attention as this HTML page
+  bool rollout = false;                 // --rollout: attention rollout in the dump and page
   bool align = false;                   // --align: a tab and the word alignment after each line
   int align_layer = -1;                 // the decoder layer it reads; negative from the end
   std::vector<int> align_heads;         // the heads it averages; empty: all
@@ -56,7 +57,7 @@ int run_lines(const LineRunArgs& args);
 // -m, --max-length (translate only), -i, -o, --format, --threads, --batch-size, --fail-fast,
 // -q; returns -i.
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args);
-// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view.
+// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --rollout.
 void add_attention_options(CLI::App& command, LineRunArgs& args);
 // --align, --align-layer, --align-heads, --align-rule.
 void add_align_options(CLI::App& command, LineRunArgs& args);

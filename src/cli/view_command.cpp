@@ -126,8 +126,9 @@ void report_view(const std::string& path, const RenderedView& page) {
   const ViewSummary& summary = page.summary;
   std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
             << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
-            << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages), "
-            << human_size(page.text.size(), true) << "\n";
+            << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages"
+            << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")
+            << "), " << human_size(page.text.size(), true) << "\n";
 }
 
 Command add_view(CLI::App& app) {

@@ -18,6 +18,7 @@ struct DumpSelection {
   bool encoder = true, decoder = true, cross = true;
   std::vector<int> layers, heads;
   std::string masked_heads;  // --mask-heads as "cross:2:1,...": written as "masked_heads"
+  bool rollout = false;      // --rollout: each sentence's encoder_rollout and cross_rollout
 };
 
 class AttentionDumpWriter {
@@ -31,6 +32,8 @@ class AttentionDumpWriter {
   std::vector<int> resolve_layers(int count) const;
   bool kept(const dump_schema::AttentionType& type) const;  // in the selection?
   void write_tokens(const char* name, const std::vector<std::string>& pieces);
+  void write_probabilities(const Translation& translation);
+  void write_rollout(const AttentionRecord& record);
 
   std::ostream& out_;
   const Model& model_;

@@ -16,12 +16,14 @@ namespace minimt {
 struct ViewOptions {
   std::string title;           // empty: "minimt attention" and the model
   std::vector<int> sentences;  // 1-based numbers of the sentences to show; empty: all
+  std::string preface;         // HTML put above the sentences (minimt heads' grid of heads)
 };
 
 struct ViewSummary {
   int sentences = 0;  // shown
   int heatmaps = 0;   // per-head heatmaps in the page (averages not counted)
   int averages = 0;   // average-over-heads heatmaps
+  int rollouts = 0;   // rollout heatmaps (--rollout)
 };
 
 // Writes the page (attention_page.cpp). Throws Error if a requested sentence number is not in

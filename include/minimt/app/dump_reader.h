@@ -26,6 +26,14 @@ struct AttentionMatrices {
   }
 };
 
+// A rollout matrix (--rollout; rollout.h) as the dump holds it: [rows][cols].
+struct DumpRollout {
+  bool present = false;  // false: the dump has none
+  int rows = 0, cols = 0;
+  std::vector<float> values;
+  float at(int row, int col) const { return values[static_cast<size_t>(row) * cols + col]; }
+};
+
 struct DumpSentence {
   int number = 0;  // 1-based position in the dump
   std::string source, translation;
@@ -35,7 +43,9 @@ struct DumpSentence {
   // Per output token, or none: the most likely tokens there and their probabilities.
   std::vector<std::vector<std::pair<std::string, float>>> alternatives;
   std::vector<AttentionMatrices>
-      attention;  // in the order encoder, decoder, cross; only those present
+      attention;                // in the order encoder, decoder, cross; only those present
+  DumpRollout encoder_rollout;  // [source tokens][source tokens]
+  DumpRollout cross_rollout;    // [decoder input tokens][source tokens]
   bool blank() const { return error.empty() && source_tokens.empty(); }
   // The tokens along one axis of a matrix.
   const std::vector<std::string>& tokens(dump_schema::Axis axis) const {

@@ -9,9 +9,12 @@
 //                 "source_tokens": [S...], "decoder_input_tokens": [S...],
 //                 "output_tokens": [S...], "output_log_probs": [F...],
 //                 "alternatives": [[{"token": S, "probability": F}...]...],
-//                 KEY: [layer][head][row][col] for each type kept}]}
+//                 KEY: [layer][head][row][col] for each type kept,
+//                 "encoder_rollout": [S][S], "cross_rollout": [T][S] (only with --rollout)}]}
 // output_log_probs (one per output token) and alternatives (the most likely tokens at each
-// output position) are optional: dumps written before them are read as they were.
+// output position) are optional: dumps written before them are read as they were. So are the
+// rollouts (rollout.h), computed from every layer and head whatever the selection keeps; the
+// cross rollout reads the last decoder layer's cross-attention averaged over its heads.
 #pragma once
 
 #include <string>
@@ -40,6 +43,8 @@ inline constexpr char kOutputLogProbs[] = "output_log_probs";
 inline constexpr char kAlternatives[] = "alternatives";
 inline constexpr char kToken[] = "token";  // in each alternative
 inline constexpr char kProbability[] = "probability";
+inline constexpr char kEncoderRollout[] = "encoder_rollout";  // optional, [S][S]
+inline constexpr char kCrossRollout[] = "cross_rollout";      // optional, [T][S]
 
 // Which token list indexes a matrix's rows or columns.
 enum class Axis { kSource, kDecoderInput };

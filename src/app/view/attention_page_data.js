@@ -145,7 +145,8 @@
     var text = s.source.length > 60 ? s.source.slice(0, 59) + '\u2026' : s.source;
     option(pick.sentence, String(k), s.number + ': ' + (text || '(blank)') + (s.error ? ' (failed)' : ''));
   });
-  DATA.kinds.forEach(function (k) { option(pick.types, k.type, k.name.toLowerCase()); });
+  // Rollouts (--rollout) are drawn in the section of the type they extend, not picked apart.
+  DATA.kinds.forEach(function (k) { if (!k.rollout) option(pick.types, k.type, k.name.toLowerCase()); });
   option(pick.cell, 'auto', 'auto');
   [4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32].forEach(function (px) { option(pick.cell, String(px), px + ' px'); });
   var sections = document.querySelectorAll('section.sentence');
@@ -154,9 +155,11 @@
   // Layer and head choices for the current sentence: the union over its types.
   function fillLayerAndHead() {
     var s = current(), layers = [], heads = [], keepLayer = pick.layer.value, keepHead = pick.head.value;
+    var rolled = false;
     DATA.kinds.forEach(function (k) {
       var m = s.attention[k.type];
-      if (!m) return;
+      if (m && k.rollout) rolled = true;
+      if (!m || k.rollout) return;
       m.layers.forEach(function (l) { if (layers.indexOf(l) < 0) layers.push(l); });
       m.heads.forEach(function (h) { if (heads.indexOf(h) < 0) heads.push(h); });
     });
@@ -165,6 +168,7 @@
     pick.layer.textContent = '';
     option(pick.layer, 'all', 'every layer');
     layers.forEach(function (l) { option(pick.layer, 'L' + l, 'layer ' + l); });
+    if (rolled) option(pick.layer, 'Lrollout', 'rollout only');
     pick.head.textContent = '';
     option(pick.head, 'all', 'every head');
     option(pick.head, 'avg', 'average over heads');

@@ -81,29 +81,34 @@
     if (!section) return finish();
     var layerMode = pick.layer.value, typeMode = pick.types.value;
     section.querySelectorAll('section.attention').forEach(function (part) {
-      var type = part.getAttribute('data-type'), m = matrices(s, type);
+      var type = part.getAttribute('data-type'), m = matrices(s, type), sizing = m;
       part.hidden = typeMode !== 'all' && typeMode !== type;
-      if (part.hidden || !m) return;
+      if (part.hidden) return;
       var rows = [], any = false;
       part.querySelectorAll('.layer').forEach(function (row) {
+        // A rollout row (data-rollout: its key) shows with every layer or alone; heads do not apply.
+        var rolled = row.getAttribute('data-rollout'), rm = rolled ? matrices(s, rolled) : m;
         var layer = +row.getAttribute('data-layer');
-        row.hidden = layerMode !== 'all' && 'L' + m.layers[layer] !== layerMode;
+        row.hidden = !rm || (rolled ? layerMode !== 'all' && layerMode !== 'Lrollout'
+                                    : layerMode !== 'all' && 'L' + m.layers[layer] !== layerMode);
         if (row.hidden) return;
+        sizing = sizing || rm;
         var shown = [];
         row.querySelectorAll('figure.heatmap').forEach(function (figure) {
           var h = figure.getAttribute('data-head'), head = h === 'avg' ? 'avg' : +h;
-          figure.hidden = !headVisible(m, head);
-          if (!figure.hidden) shown.push({ figure: figure, head: head });
+          figure.hidden = !rolled && !headVisible(m, head);
+          if (!figure.hidden) shown.push({ figure: figure, head: head, m: rm, type: rolled || type });
         });
         rows.push({ layer: layer, shown: shown });
       });
-      var plan = layout(s, type, m, part.clientWidth - 24, captionWidths(rows));
+      if (!sizing) return;
+      var plan = layout(s, type, sizing, part.clientWidth - 24, captionWidths(rows));
       labelsHidden = false;
       rows.forEach(function (r) {
         r.shown.forEach(function (f, i) {
           any = true;
           var box = labelBox(s, type, plan.cell, plan.labels, i === 0, i === r.shown.length - 1);
-          draw(f.figure, s, type, m, r.layer, f.head, plan.cell, box);
+          draw(f.figure, s, f.type, f.m, r.layer, f.head, plan.cell, box);
         });
       });
       var hint = part.querySelector('.label-hint');
@@ -180,7 +185,7 @@
   }
   function describe(figure, at) {
     var g = figure.minimt, a = axes(g.s, g.type);
-    var where = KINDS[g.type].name + ', layer ' + g.m.layers[g.layer] + ', ' +
+    var where = g.m.rollout ? KINDS[g.type].name : KINDS[g.type].name + ', layer ' + g.m.layers[g.layer] + ', ' +
         (g.head === 'avg' ? 'average of ' + g.m.heads.length + ' heads' : 'head ' + g.m.heads[g.head]);
     var query = 'query ' + at.i + ' ' + shown(a.rows[at.i]) + (a.right ? ' (predicting ' + shown(a.right[at.i]) + ')' : '');
     var key = 'key ' + at.j + ' ' + shown(a.cols[at.j]);
@@ -243,8 +248,8 @@
       var figure = target.closest('figure'), g = figure.minimt;
       if (!g) return;
       pick.layer.value = 'L' + g.m.layers[g.layer];
-      pick.head.value = g.head === 'avg' ? 'avg' : 'H' + g.m.heads[g.head];
-      pick.types.value = g.type;
+      pick.head.value = g.m.rollout ? 'all' : g.head === 'avg' ? 'avg' : 'H' + g.m.heads[g.head];
+      pick.types.value = KINDS[g.type].of || g.type;
       render();
       figure.scrollIntoView({ block: 'nearest' });
       return;
@@ -330,17 +335,24 @@
     pin(figure, { i: i, j: j });
   }
 
-  var wanted = readHash();
-  restoring = true;
-  if (wanted.sentence) {
-    DATA.sentences.forEach(function (s, k) { if (String(s.number) === wanted.sentence) pick.sentence.value = String(k); });
+  // The view the address asks for; what it leaves out is the default view.
+  function applyHash(wanted) {
+    restoring = true;
+    if (wanted.sentence) {
+      DATA.sentences.forEach(function (s, k) { if (String(s.number) === wanted.sentence) pick.sentence.value = String(k); });
+    }
+    fillLayerAndHead();
+    if (!choose(pick.layer, wanted.layer !== undefined ? 'L' + wanted.layer : undefined)) pick.layer.value = 'all';
+    if (!choose(pick.head, wanted.head) && !choose(pick.head, wanted.head !== undefined ? 'H' + wanted.head : undefined))
+      pick.head.value = 'all';
+    if (!choose(pick.types, wanted.show)) pick.types.value = 'all';
+    if (!choose(pick.cell, wanted.cell)) pick.cell.value = 'auto';
+    if (!choose(pick.scale, wanted.colour)) pick.scale.value = 'linear';
+    scaleMode = pick.scale.value;
+    render();
+    if (wanted.pin) pinFromHash(wanted.pin);
+    restoring = false;
   }
-  fillLayerAndHead();
-  choose(pick.layer, wanted.layer !== undefined ? 'L' + wanted.layer : undefined);
-  if (!choose(pick.head, wanted.head)) choose(pick.head, wanted.head !== undefined ? 'H' + wanted.head : undefined);
-  choose(pick.types, wanted.show);
-  choose(pick.cell, wanted.cell);
-  if (choose(pick.scale, wanted.colour)) scaleMode = pick.scale.value;
-  render();
-  if (wanted.pin) pinFromHash(wanted.pin);
-  restoring = false;
+  applyHash(readHash());
+  // Links to a view (minimt heads' grid links each head to its heatmaps).
+  window.addEventListener('hashchange', function () { pinned = null; applyHash(readHash()); });

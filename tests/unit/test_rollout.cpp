@@ -1,0 +1,95 @@
+// Attention rollout (rollout.h) on hand-made matrices, against products worked out by hand.
+#include <catch2/catch.hpp>
+
+#include "minimt/app/rollout.h"
+#include "minimt/base/error.h"
+
+using namespace minimt;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+
+RolloutMatrix matrix(const std::vector<std::vector<double>>& rows) {
+  RolloutMatrix m(static_cast<int>(rows.size()),
+                  rows.empty() ? 0 : static_cast<int>(rows[0].size()));
+  for (int i = 0; i < m.rows; ++i)
+    for (int j = 0; j < m.cols; ++j) m.at(i, j) = rows[i][j];
+  return m;
+}
+
+// `tolerance`: the inputs' rounding (AttentionRecord holds floats).
+void check_equal(const RolloutMatrix& got, const std::vector<std::vector<double>>& want,
+                 double tolerance = 1e-12) {
+  REQUIRE(got.rows == static_cast<int>(want.size()));
+  for (int i = 0; i < got.rows; ++i) {
+    REQUIRE(got.cols == static_cast<int>(want[i].size()));
+    for (int j = 0; j < got.cols; ++j) {
+      INFO("row " << i << ", column " << j);
+      CHECK_THAT(got.at(i, j), WithinAbs(want[i][j], tolerance));
+    }
+  }
+}
+
+// Layer 0 averages to A1 = [[0.2, 0.8], [0.6, 0.4]], layer 1 to A2 = [[1, 0], [0.5, 0.5]].
+const std::vector<std::vector<double>> kA1 = {{0.2, 0.8}, {0.6, 0.4}};
+const std::vector<std::vector<double>> kA2 = {{1, 0}, {0.5, 0.5}};
+// By hand: A1' = 0.5 A1 + 0.5 I = [[0.6, 0.4], [0.3, 0.7]]; A2' = [[1, 0], [0.25, 0.75]];
+// A2' A1' = [[0.6, 0.4], [0.25*0.6 + 0.75*0.3, 0.25*0.4 + 0.75*0.7]] = [[0.6, 0.4], [0.375,
+// 0.625]].
+const std::vector<std::vector<double>> kRollout = {{0.6, 0.4}, {0.375, 0.625}};
+// Cross-attention C = [[1, 0], [0, 1], [0.5, 0.5]] times the rollout, row by row.
+const std::vector<std::vector<double>> kCross = {{1, 0}, {0, 1}, {0.5, 0.5}};
+const std::vector<std::vector<double>> kCrossRollout = {
+    {0.6, 0.4}, {0.375, 0.625}, {0.4875, 0.5125}};
+
+}  // namespace
+
+TEST_CASE("rollout of two hand-made layers equals the product done by hand", "[rollout]") {
+  check_equal(attention_rollout({matrix(kA1), matrix(kA2)}, 2), kRollout);
+  // One layer: just 0.5 A + 0.5 I.
+  check_equal(attention_rollout({matrix(kA1)}, 2), {{0.6, 0.4}, {0.3, 0.7}});
+  // No layer: the identity; the order matters (A1' A2' differs).
+  check_equal(attention_rollout({}, 2), {{1, 0}, {0, 1}});
+  check_equal(attention_rollout({matrix(kA2), matrix(kA1)}, 2), {{0.7, 0.3}, {0.475, 0.525}});
+  check_equal(cross_rollout(matrix(kCross), matrix(kRollout)), kCrossRollout);
+}
+
+TEST_CASE("rollout renormalizes rows that masking left short of 1", "[rollout]") {
+  // Half the heads masked: A = [[0.25, 0.25], [0.1, 0.4]]; 0.5 A + 0.5 I = [[0.625, 0.125],
+  // [0.05, 0.7]], rows renormalized: [[5/6, 1/6], [1/15, 14/15]].
+  check_equal(attention_rollout({matrix({{0.25, 0.25}, {0.1, 0.4}})}, 2),
+              {{5.0 / 6, 1.0 / 6}, {1.0 / 15, 14.0 / 15}});
+  // Every cross head masked: the row stays 0 (no source reaches it), the others are rescaled.
+  check_equal(cross_rollout(matrix({{0, 0}, {0.25, 0.25}}), matrix(kRollout)),
+              {{0, 0}, {0.4875, 0.5125}});
+}
+
+TEST_CASE("rollout refuses matrices of the wrong size", "[rollout]") {
+  CHECK_THROWS_AS(attention_rollout({matrix(kA1)}, 3), Error);
+  CHECK_THROWS_AS(attention_rollout({matrix(kCross)}, 3), Error);
+  CHECK_THROWS_AS(cross_rollout(matrix(kA1), matrix(kCross)), Error);
+  CHECK(attention_rollout({}, 0).values.empty());
+}
+
+TEST_CASE("sentence_rollout averages the heads and reads the last decoder layer", "[rollout]") {
+  AttentionRecord r;
+  r.encoder_layers = 2;
+  r.decoder_layers = 2;
+  r.heads = 2;
+  r.source_length = 2;
+  // [layer][head][S][S]: the head averages are A1 and A2.
+  r.encoder_self = {0.4, 0.6, 0.6, 0.4, 0, 1, 0.6, 0.4,  // layer 0: heads 0 and 1
+                    1,   0,   1,   0,   1, 0, 0,   1};   // layer 1
+  // Step t: [layer][head][S]. Layer 1's heads average to kCross; layer 0 would give another
+  // answer (all weight on the second piece).
+  r.cross_steps = {{0, 1, 0, 1, 1, 0, 1, 0}, {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 1, 0, 0, 1}};
+  r.decoder_self_steps.resize(3);
+  const SentenceRollout rollout = sentence_rollout(r);
+  check_equal(rollout.encoder, kRollout, 1e-7);
+  check_equal(rollout.cross, kCrossRollout, 1e-7);
+
+  AttentionRecord blank;  // a blank sentence: nothing recorded, nothing to roll out
+  const SentenceRollout none = sentence_rollout(blank);
+  CHECK(none.encoder.rows == 0);
+  CHECK(none.cross.rows == 0);
+}

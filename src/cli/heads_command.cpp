@@ -3,12 +3,18 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
+#include "cli/path_guard.h"
 #include "minimt/app/head_analysis.h"
+#include "minimt/app/head_page.h"
 #include "minimt/app/head_report.h"
 #include "minimt/app/line_reader.h"
+#include "minimt/app/output_file.h"
 #include "minimt/app/output_writer.h"
 #include "minimt/app/progress.h"
 #include "minimt/base/error.h"
@@ -22,6 +28,7 @@ struct HeadsArgs {
   std::string input;  // -i: a file; "" or "-" for stdin
   std::string output;
   std::string format = "text";
+  std::string view;  // --view: the grid of heads and example heatmaps as an HTML page
   bool translate = false;
   bool prune_order = false;
   int threads = 0;
@@ -57,10 +64,45 @@ std::vector<SentencePair> read_pairs(const HeadsArgs& args, const Translator& tr
   return pairs;
 }
 
+// The sentences --view draws below the grid of heads.
+constexpr int kViewExamples = 3;
+
+// With --view: refuses outputs that are an input or each other, before any is created.
+void check_view_paths(const HeadsArgs& args, const Model& model) {
+  if (args.view == "-")
+    throw UsageError("--view needs a file name: the table goes to standard output");
+  PathGuard guard;
+  guard.input("-i", args.input == "-" ? "" : args.input);
+  for (const ModelFile& file : model.files()) guard.input("the model file", file.path);
+  guard.output("-o", args.output);
+  guard.output("--view", args.view);
+  guard.check();
+}
+
+// --view: the page, and a line on stderr saying what it holds.
+void write_view(OutputFile& file, const Translator& translator, const HeadAnalysis& analysis,
+                const std::vector<SentencePair>& pairs, bool quiet) {
+  std::ostringstream page;
+  const ViewSummary summary =
+      write_head_page(analysis, record_examples(translator, pairs, kViewExamples), page);
+  file.write(page.str());
+  file.commit();
+  if (quiet) return;
+  std::cerr << "minimt: wrote " << file.path() << ": " << analysis.heads.size() << " heads, "
+            << summary.sentences << " example sentence" << (summary.sentences == 1 ? "" : "s")
+            << " (" << summary.heatmaps << " heatmaps), " << human_size(page.str().size(), true)
+            << "\n";
+}
+
 int run_heads(const HeadsArgs& args) {
   Translator translator(load_model(args.model));
   const ModelConfig& c = translator.model().config();
   const int heads = (c.encoder_layers + 2 * c.decoder_layers) * c.num_heads;
+  std::unique_ptr<OutputFile> view;  // created first: a path that cannot be written fails early
+  if (!args.view.empty()) {
+    check_view_paths(args, translator.model());
+    view = std::make_unique<OutputFile>(args.view);
+  }
   OutputWriter out(args.output);
   const bool bar = !args.quiet && isatty(2);
   const long long passes = 1 + heads + (args.prune_order ? heads + 1 : 0);
@@ -82,6 +124,7 @@ int run_heads(const HeadsArgs& args) {
             : args.format == "csv" ? head_table_csv(analysis)
                                    : head_table_text(analysis));
   out.commit();
+  if (view) write_view(*view, translator, analysis, pairs, args.quiet);
   return failures > 0 ? 1 : 0;
 }
 
@@ -104,6 +147,12 @@ Command add_heads(CLI::App& app) {
   command->add_option("--format", args->format, "text: a table by importance; jsonl; csv")
       ->check(CLI::IsMember({"text", "jsonl", "csv"}))
       ->capture_default_str();
+  command
+      ->add_option("--view", args->view,
+                   "also write one self-contained HTML page: a layers x heads grid per attention "
+                   "type coloured by importance, each cell with its statistics, and the "
+                   "attention heatmaps of the first 3 input pairs")
+      ->type_name("FILE.html");
   command->add_flag("--translate", args->translate,
                     "also the change in exact match of the greedy translation (a decode per head)");
   command->add_flag("--prune-order", args->prune_order,

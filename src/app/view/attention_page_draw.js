@@ -355,4 +355,9 @@
   }
   applyHash(readHash());
   // Links to a view (minimt heads' grid links each head to its heatmaps).
-  window.addEventListener('hashchange', function () { pinned = null; applyHash(readHash()); });
+  window.addEventListener('hashchange', function () {
+    pinned = null;
+    applyHash(readHash());
+    var section = document.querySelector('section.sentence:not([hidden])');
+    if (section) section.scrollIntoView();
+  });

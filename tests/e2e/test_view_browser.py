@@ -12,6 +12,9 @@ minimt --dump-attention, renders with minimt view, then opens the pages in headl
   - --screenshot: the PNG (decoded here with zlib) is not blank: many non-white pixels and
     many distinct colours;
   - a 40-token sentence of a 6-layer, 8-head model: the page stays small and loads;
+  - translate --rollout --view: the dump's encoder_rollout and cross_rollout equal the
+    product computed here from the dump's own matrices, and the page draws both, labelled as
+    a heuristic, a pinned cell reading the dump's value;
   - at 1400 px wide (a usual window), each layer's heads stay on one line, within the section
     and without a horizontal scroll bar: the shipped model (4 heads), a random 8-head model
     (every head, and every head + average: 9 heatmaps) and the 40-token 6x8 model.
@@ -266,6 +269,97 @@ def layout_check(browser, page, scratch, what, heads, fragment="", labels=None):
     print("%s at 1400 px: %d rows of %d heatmaps, each on one line" % (what, len(rows), heads))
 
 
+def rollout_by_hand(sentence):
+    """Abnar and Zuidema's rollout from the dump's own matrices: each encoder layer's head
+    average A as 0.5 A + 0.5 I, rows renormalized, multiplied from the first layer up; then the
+    last decoder layer's head-averaged cross-attention (rows renormalized) times it."""
+    def average(layer):
+        heads = len(layer)
+        return [[sum(m[i][j] for m in layer) / heads for j in range(len(layer[0][0]))]
+                for i in range(len(layer[0]))]
+
+    def normalized(rows):
+        return [[x / sum(row) if sum(row) > 0 else 0.0 for x in row] for row in rows]
+
+    def product(a, b):
+        return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))]
+                for i in range(len(a))]
+
+    size = len(sentence["source_tokens"])
+    rollout = [[1.0 if i == j else 0.0 for j in range(size)] for i in range(size)]
+    for layer in sentence["encoder_self_attention"]:
+        a = average(layer)
+        step = [[0.5 * a[i][j] + (0.5 if i == j else 0.0) for j in range(size)] for i in range(size)]
+        rollout = product(normalized(step), rollout)
+    return rollout, product(normalized(average(sentence["cross_attention"][-1])), rollout)
+
+
+def largest_difference(a, b):
+    if len(a) != len(b) or any(len(x) != len(y) for x, y in zip(a, b)):
+        return float("inf")
+    return max((abs(x - y) for r, q in zip(a, b) for x, y in zip(r, q)), default=0.0)
+
+
+def rollout_check(browser, minimt, model, scratch):
+    """translate --rollout --view: the dump's rollouts are the product done here from its own
+    matrices; the page draws both under their type with the heuristic label, and a pinned cell
+    of each reads the dump's value."""
+    dump, page = os.path.join(scratch, "rollout.json"), os.path.join(scratch, "rollout.html")
+    result = run([minimt, "translate", "--model", model, "--max-length", "12", "--rollout",
+                  "--dump-attention", dump, "--view", page, "The small girl reads a red book.",
+                  "A dog."])
+    check(result.returncode == 0, "translate --rollout: exit %d: %s" %
+          (result.returncode, result.stderr.decode()[-300:]))
+    check("+2 rollouts" in result.stderr.decode(), "translate --rollout --view: stderr %r lacks "
+          "'+2 rollouts'" % result.stderr.decode())
+    with open(dump, encoding="utf-8") as f:
+        sentences = json.load(f)["sentences"]
+    for s in sentences:
+        encoder, cross = rollout_by_hand(s)
+        check(largest_difference(encoder, s.get("encoder_rollout", [])) < 1e-5,
+              "encoder_rollout of %r differs from the product by hand" % s["source"])
+        check(largest_difference(cross, s.get("cross_rollout", [])) < 1e-5,
+              "cross_rollout of %r differs from the product by hand" % s["source"])
+    status, _, dom = page_status(browser, page, scratch)
+    check(status == "ok: %d heatmaps" % (3 * 4 + 2 * 4 + 2 * 4 + 2),
+          "rollout page: status %r, want the 28 heatmaps and 2 rollouts" % status)
+    for key, caption in (("encoder_rollout", "encoder rollout"), ("cross_rollout", "cross rollout")):
+        row = re.search(r'<div class="layer rollout" data-layer="0" data-rollout="%s"( hidden="")?>'
+                        r'<p class="heuristic"><strong>([^<]*)</strong>' % key, dom)
+        check(row is not None and row.group(1) is None and
+              row.group(2) == "rollout: a heuristic, not an explanation.",
+              "rollout page: no visible %s row labelled as a heuristic" % key)
+        check(re.search(r'data-type="%s"[^>]*><figcaption[^>]*>%s</figcaption>' % (key, caption), dom),
+              "rollout page: no heatmap captioned %r" % caption)
+    first = sentences[0]
+    for key, (i, j) in (("encoder_rollout", (2, 1)), ("cross_rollout", (1, 2))):
+        want = first[key][i][j]
+        status, pinned, _ = page_status(browser, page, scratch,
+                                        "#layer=rollout&pin=%s.rollout.0.%d.%d" % (key, i, j))
+        check(status == "ok: 2 heatmaps", "rollout only: status %r, want 2 heatmaps" % status)
+        got = float(pinned.split()[-1]) if pinned and pinned.startswith("weight ") else None
+        check(got is not None and abs(got - want) <= 1e-3 * max(want, 1e-3) + 1e-6,
+              "pinned %s (%d, %d) reads %r, the dump has %.6f" % (key, i, j, pinned, want))
+
+    # What masking does to them: with every encoder head masked the encoder rollout is the
+    # identity (0.5 * 0 + 0.5 I, renormalized); with the last layer's cross heads masked, no
+    # source reaches any step.
+    masked = os.path.join(scratch, "rollout-masked.json")
+    result = run([minimt, "translate", "--model", model, "--max-length", "12", "--rollout",
+                  "--mask-heads", "encoder:*:*,cross:-1:*", "--dump-attention", masked, "A dog."])
+    check(result.returncode == 0, "translate --rollout --mask-heads: exit %d" % result.returncode)
+    with open(masked, encoding="utf-8") as f:
+        s = json.load(f)["sentences"][0]
+    size = len(s["source_tokens"])
+    check(s["encoder_rollout"] == [[1 if i == j else 0 for j in range(size)] for i in range(size)],
+          "every encoder head masked: the encoder rollout is not the identity")
+    check(all(x == 0 for row in s["cross_rollout"] for x in row),
+          "the last layer's cross heads masked: the cross rollout is not 0")
+    result = run([minimt, "translate", "--model", model, "--rollout", "A dog."])
+    check(result.returncode == 2 and b"--rollout adds to --dump-attention or --view" in result.stderr,
+          "--rollout alone: exit %d, stderr %r" % (result.returncode, result.stderr))
+
+
 def make_model(python, directory, *options):
     result = run([python, os.path.join(ROOT, "tools", "reference", "reference.py"), "random-model", directory,
                   *options])
@@ -360,6 +454,9 @@ def main():
         with open(part_page, encoding="utf-8") as f:
             html = f.read()
         check("layer -1 &middot; head 3" in html, "partial dump: no 'layer -1 · head 3' caption")
+
+        # --rollout: the dump's rollouts against a product done here, drawn with their label.
+        rollout_check(browser, minimt, model, scratch)
 
         # At 1400 px: the shipped model (4 heads, labels on every heatmap) and a random 8-head
         # model keep each layer's heads on one line.

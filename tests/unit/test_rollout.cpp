@@ -1,11 +1,16 @@
 // Attention rollout (rollout.h) on hand-made matrices, against products worked out by hand.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "minimt/app/attention_view.h"
+#include "minimt/app/dump_reader.h"
 #include "minimt/app/rollout.h"
 #include "minimt/base/error.h"
 
 using namespace minimt;
 using Catch::Matchers::WithinAbs;
+using nlohmann::json;
 
 namespace {
 
@@ -92,4 +97,70 @@ TEST_CASE("sentence_rollout averages the heads and reads the last decoder layer"
   const SentenceRollout none = sentence_rollout(blank);
   CHECK(none.encoder.rows == 0);
   CHECK(none.cross.rows == 0);
+}
+
+namespace {
+
+// A dump of one sentence (3 source pieces, 2 steps) with only its rollouts.
+json rollout_dump(json encoder, json cross) {
+  json sentence = {{"source", "a b"},
+                   {"translation", "x"},
+                   {"source_tokens", {"a", "b", "</s>"}},
+                   {"decoder_input_tokens", {"<s>", "x"}},
+                   {"output_tokens", {"x", "</s>"}},
+                   {"encoder_rollout", std::move(encoder)},
+                   {"cross_rollout", std::move(cross)}};
+  return {{"format", "minimt-attention"},
+          {"version", 1},
+          {"selection", {{"types", json::array()}, {"layers", nullptr}, {"heads", {0}}}},
+          {"sentences", {sentence}}};
+}
+
+const json kEncoder = {{0.5, 0.25, 0.25}, {0, 1, 0}, {0.125, 0.125, 0.75}};
+const json kCrossRows = {{0.75, 0.25, 0}, {0, 0, 0}};
+
+}  // namespace
+
+TEST_CASE("dumps keep their rollouts; the reader checks their shape and range", "[rollout]") {
+  const AttentionDump dump = parse_attention_dump(rollout_dump(kEncoder, kCrossRows), "d.json");
+  const DumpSentence& s = dump.sentences.at(0);
+  REQUIRE(s.encoder_rollout.present);
+  CHECK(s.encoder_rollout.rows == 3);
+  CHECK(s.encoder_rollout.at(2, 2) == 0.75f);
+  REQUIRE(s.cross_rollout.present);
+  CHECK(s.cross_rollout.rows == 2);
+  CHECK(s.cross_rollout.at(0, 1) == 0.25f);
+
+  json older = rollout_dump(kEncoder, kCrossRows);  // dumps without --rollout read as before
+  older["sentences"][0].erase("encoder_rollout");
+  older["sentences"][0].erase("cross_rollout");
+  CHECK_FALSE(parse_attention_dump(older, "d.json").sentences[0].encoder_rollout.present);
+
+  CHECK_THROWS_WITH(parse_attention_dump(rollout_dump({{1, 0, 0}}, kCrossRows), "d.json"),
+                    "d.json: sentence 1: encoder_rollout should be a list of 3 rows");
+  CHECK_THROWS_WITH(
+      parse_attention_dump(rollout_dump(kEncoder, {{1, 0}, {0, 1}}), "d.json"),
+      "d.json: sentence 1: cross_rollout[0] should have 3 weights, one per source token");
+  CHECK_THROWS_WITH(
+      parse_attention_dump(rollout_dump(kEncoder, {{1.5, 0, 0}, {0, 0, 0}}), "d.json"),
+      "d.json: sentence 1: cross_rollout[0][0] is not a probability: 1.5");
+  CHECK_THROWS_WITH(
+      parse_attention_dump(rollout_dump(kEncoder, {{"a", 0, 0}, {0, 0, 0}}), "d.json"),
+      "d.json: sentence 1: cross_rollout[0][0] is not a number");
+}
+
+TEST_CASE("the page draws each rollout under its type, labelled as a heuristic", "[rollout]") {
+  std::ostringstream page;
+  const ViewSummary summary = write_attention_page(
+      parse_attention_dump(rollout_dump(kEncoder, kCrossRows), "d.json"), page);
+  CHECK(summary.rollouts == 2);
+  CHECK(summary.heatmaps == 0);
+  const std::string html = page.str();
+  for (const char* key : {"encoder_rollout", "cross_rollout"}) {
+    INFO(key);
+    CHECK(html.find(std::string("data-rollout=\"") + key + "\"><p class=\"heuristic\"><strong>" +
+                    "rollout: a heuristic, not an explanation.</strong>") != std::string::npos);
+    CHECK(html.find(std::string("<figure class=\"heatmap rollout\" data-type=\"") + key) !=
+          std::string::npos);
+  }
 }

@@ -6,11 +6,13 @@
 # subcommand's --help, --format, --side, --align-rule and --dump-types values (the lists below
 # are typed here, not read from minimt), model names from `minimt models` (a model made here on
 # MINIMT_MODEL_PATH), file names. fish: `complete -C` on the same cases. zsh: the file parses,
-# registers _minimt for minimt under compinit, and its specs hold the same options and values.
+# registers _minimt for minimt under compinit, its specs hold the same options and values, and a
+# Tab typed into an interactive zsh (under a pseudo-terminal) lists values, subcommands, models.
 # Ends with `N passed, N failed`; exits 1 on any failure.
 set -u
 MINIMT=$(realpath "${1:?usage: $0 MINIMT CLI_DOCS_DIR}")
 DOCS=$(realpath "${2:?usage: $0 MINIMT CLI_DOCS_DIR}")
+HERE=$(cd "$(dirname "$0")" && pwd)
 passed=0 failed=0
 check() { # check WHAT GOT WANT
   if [[ $2 == "$3" ]]; then
@@ -101,6 +103,23 @@ got=$(zsh -f -c 'source "$1" 2>/dev/null; print -l -- ${_minimt_spec_translate} 
   grep -E "^--(format|model|align-rule)\[" | sed "s/\[.*\]/[]/"' _ "$DOCS/_minimt" | tr '\n' ' ')
 check "zsh: translate's --format, --model, --align-rule specs" "$got" \
   "--model[]:DIR|NAME:_minimt_models --format[]:TEXT:(text jsonl) --align-rule[]:TEXT:(best-source best-target intersection) "
+
+# zsh for real: a Tab typed into an interactive zsh under a pseudo-terminal (zsh_complete.zsh).
+mkdir "$tmp/bin" && ln -s "$MINIMT" "$tmp/bin/minimt"
+complete_zsh() {
+  (cd "$tmp/work" && PATH=$tmp/bin:$PATH timeout 30 zsh -f "$HERE/zsh_complete.zsh" \
+    "$DOCS" "$1" | tr -d '\r')
+}
+got=$(complete_zsh "minimt translate --format ")
+check "zsh: minimt translate --format <Tab> lists jsonl and text" \
+  "$(grep -cx "jsonl  text" <<<"$got")" "1"
+got=$(complete_zsh "minimt ")
+check "zsh: minimt <Tab> lists the subcommands with their help" \
+  "$(grep -oE "^(translate|score|info|tokenize|view|models) +-- " <<<"$got" | cut -d' ' -f1 | sort | tr '\n' ' ')" \
+  "info models score tokenize translate view "
+got=$(complete_zsh "minimt translate --model zz")
+check "zsh: --model zz<Tab> completes the model name" \
+  "$(grep -c "minimt translate --model zz-test-model $" <<<"$got")" "1"
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -21,5 +21,11 @@ in_root "$root" '
   end=$(date +%s.%N)
   echo "first_command: output: $got"
   echo "first_command: $(awk "BEGIN { printf \"%.0f\", $end - $start }") s"
+  # Of which apt: from its own log (download and install of the packages).
+  awk -F": " "/^Start-Date/ { s = \$2 } /^End-Date/ { e = \$2 } END { print s; print e }" \
+    /var/log/apt/history.log | {
+    read -r s; read -r e
+    echo "first_command: of which apt-get install $(( $(date -d "$e" +%s) - $(date -d "$s" +%s) )) s"
+  }
   [ "$got" = "Le chat noir voit le petit chien." ]
 '

@@ -163,8 +163,11 @@ def check_models_command(c, minimt, tmp, dirs):
     c.check(out.startswith(a + "/m1/vocab.spm\tMINIMT_MODEL_PATH (not a directory)\n"
                            + tmp + "/nohome/.local/share/minimt/models\tuser models (missing)\n"),
             "--path says (not a directory) and (missing): %r" % out)
-    status, out, err = run(minimt, ["models", "--names", "--path"], env)
-    c.check(status == 2 and out == "", "--names with --path: usage error, status %d" % status)
+    for args, word in ((["--names", "--path"], "--names excludes --path"),
+                       (["extra"], "extra"), (["--bogus"], "--bogus")):
+        status, out, err = run(minimt, ["models"] + args, env)
+        c.check(status == 2 and out == "" and word in err,
+                "minimt models %s: usage error, status %d (2), %r" % (" ".join(args), status, err))
 
 
 def main():

@@ -104,22 +104,18 @@ got=$(zsh -f -c 'source "$1" 2>/dev/null; print -l -- ${_minimt_spec_translate} 
 check "zsh: translate's --format, --model, --align-rule specs" "$got" \
   "--model[]:DIR|NAME:_minimt_models --format[]:TEXT:(text jsonl) --align-rule[]:TEXT:(best-source best-target intersection) "
 
-# zsh for real: a Tab typed into an interactive zsh under a pseudo-terminal (zsh_complete.zsh).
+# zsh for real: Tabs typed into an interactive zsh under a pseudo-terminal (zsh_complete.zsh).
 mkdir "$tmp/bin" && ln -s "$MINIMT" "$tmp/bin/minimt"
-complete_zsh() {
-  (cd "$tmp/work" && PATH=$tmp/bin:$PATH timeout 30 zsh -f "$HERE/zsh_complete.zsh" \
-    "$DOCS" "$1" | tr -d '\r')
-}
-got=$(complete_zsh "minimt translate --format ")
+zsh_out=$(cd "$tmp/work" && PATH=$tmp/bin:$PATH timeout 60 zsh -f "$HERE/zsh_complete.zsh" "$DOCS" \
+  "minimt translate --format " "minimt " "minimt translate --model zz" | tr -d '\r')
+zsh_answer() { awk -v want="=== $1" '$0 == want { on = 1; next } /^=== / { on = 0 } on' <<<"$zsh_out"; }
 check "zsh: minimt translate --format <Tab> lists jsonl and text" \
-  "$(grep -cx "jsonl  text" <<<"$got")" "1"
-got=$(complete_zsh "minimt ")
+  "$(zsh_answer "minimt translate --format " | grep -cx "jsonl  text")" "1"
 check "zsh: minimt <Tab> lists the subcommands with their help" \
-  "$(grep -oE "^(translate|score|info|tokenize|view|models) +-- " <<<"$got" | cut -d' ' -f1 | sort | tr '\n' ' ')" \
-  "info models score tokenize translate view "
-got=$(complete_zsh "minimt translate --model zz")
+  "$(zsh_answer "minimt " | grep -oE "^(translate|score|info|tokenize|view|models) +-- " |
+    cut -d' ' -f1 | sort | tr '\n' ' ')" "info models score tokenize translate view "
 check "zsh: --model zz<Tab> completes the model name" \
-  "$(grep -c "minimt translate --model zz-test-model $" <<<"$got")" "1"
+  "$(zsh_answer "minimt translate --model zz" | grep -c "minimt translate --model zz-test-model $")" "1"
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
 # Installs the Debian packages minimt needs (only the missing ones), then configures and builds
 # into build/. Safe to run again: with nothing missing and nothing changed it takes a second.
-#   tools/setup.sh [--packages "extra debian packages"]
+#   tools/setup.sh [--tests] [--packages "extra debian packages"] [--no-build]
+# Alone, it installs what building and running need and builds minimt with its man page and
+# completions (the README's first command). --tests adds what the tests need (PyTorch, Chromium,
+# man, zsh, fish: tools/test.sh passes it) and builds every target; so does a plain run in a
+# build tree whose tests were built before. --no-build installs the packages only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libsentencepiece-dev
-  libopenblas-dev catch2 python3 python3-torch python3-sentencepiece)
-if [[ "${1:-}" == "--packages" ]]; then
-  read -r -a extra <<<"${2:-}"
-  packages+=("${extra[@]}")
-fi
+  libopenblas-dev catch2)
+test_packages=(python3 python3-torch python3-sentencepiece chromium man-db zsh fish)
+tests=0 build=1
+while (($#)); do
+  case $1 in
+    --tests) tests=1 && packages+=("${test_packages[@]}") ;;
+    --packages)
+      read -r -a extra <<<"${2:-}"
+      packages+=("${extra[@]}")
+      shift
+      ;;
+    --no-build) build=0 ;;
+    *) echo "setup: unknown argument $1 (see the top of tools/setup.sh)" >&2 && exit 2 ;;
+  esac
+  shift
+done
 
 missing=()
 for package in "${packages[@]}"; do
@@ -35,11 +50,18 @@ if ((${#missing[@]})); then
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+((build)) || exit 0
 
 if [[ ! -f build/CMakeCache.txt ]]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-if ! cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
+# The first command builds only what running needs; tests and the benchmark helper come with
+# --tests, or once they have been built.
+targets=(--target minimt minimt_cli_docs)
+if ((tests)) || [[ -x build/tests/minimt_tests ]]; then
+  targets=()
+fi
+if ! cmake --build build -j"$(nproc)" "${targets[@]}" >build/build.log 2>&1; then
   cat build/build.log >&2
   echo "setup: the build failed (log above, also in build/build.log)" >&2
   exit 1

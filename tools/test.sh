@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds minimt (tools/setup.sh, which also installs what the tests need), then runs every test:
+# Installs what the tests need and builds every target (tools/setup.sh --tests), then runs every
+# test:
 #   1. tools/check-floors.sh: no floor includes or calls a higher one;
 #   2. the whole ctest suite, as this machine is set up (extra arguments go to this ctest);
 #   3. the unit tests and the PyTorch comparison again under every kernel choice, so that a test
@@ -12,9 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${1:-}" == "--sanitize" ]]; then  # every test on an ASan+UBSan build in build-sanitize/
   shift
+  tools/setup.sh --tests --no-build
   exec tests/sanitize/run.sh "$@"
 fi
-tools/setup.sh --packages "chromium"
+tools/setup.sh --tests
 tools/check-floors.sh build
 
 (cd build && ctest --output-on-failure -j2 "$@")

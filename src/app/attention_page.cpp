@@ -183,6 +183,18 @@ void write_sentence(std::ostream& body, const DumpSentence& s, size_t index, jso
   body << "</section>\n";
 }
 
+// Per output position, [{"token", "probability"}, ...] as in the dump.
+json alternatives_json(const DumpSentence& s) {
+  json out = json::array();
+  for (const auto& position : s.alternatives) {
+    json list = json::array();
+    for (const auto& [token, probability] : position)
+      list.push_back({{"token", token}, {"probability", probability}});
+    out.push_back(std::move(list));
+  }
+  return out;
+}
+
 // What the page's script knows of each type: its name, and the keys of the sentence's token
 // lists along its rows and columns ("right": the pieces predicted, beside decoder rows).
 // Rollouts ("rollout": true) share the axes of the type they extend ("of").
@@ -231,7 +243,7 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
                   {"decoder_input_tokens", s.decoder_input_tokens},
                   {"output_tokens", s.output_tokens},
                   {"output_log_probs", s.output_log_probs},
-                  {"alternatives", s.alternatives},
+                  {"alternatives", alternatives_json(s)},
                   {"attention", json::object()}};
     write_sentence(body, s, k, entry, summary);
     data_sentences.push_back(std::move(entry));

@@ -181,6 +181,9 @@ class TranslateRun {
 OutputRecord TranslateRun::make_record(const Translation& t, long long line, double time_ms) const {
   OutputRecord record = make_output_record(model_, t, line, time_ms, args_.scoring);
   record.has_n_best = args_.n_best_given;
+  // A blank line's one hypothesis is the empty translation, in the list as everywhere else.
+  if (record.has_n_best && record.error.empty() && record.n_best.empty())
+    record.n_best.push_back(record);
   record.alternatives.resize(args_.alternatives > 0 ? record.alternatives.size() : 0);
   for (auto& position : record.alternatives)
     if (position.size() > static_cast<size_t>(args_.alternatives))

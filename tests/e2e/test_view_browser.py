@@ -310,8 +310,8 @@ def rollout_check(browser, minimt, model, scratch):
                   "A dog."])
     check(result.returncode == 0, "translate --rollout: exit %d: %s" %
           (result.returncode, result.stderr.decode()[-300:]))
-    check("+2 rollouts" in result.stderr.decode(), "translate --rollout --view: stderr %r lacks "
-          "'+2 rollouts'" % result.stderr.decode())
+    check("+4 rollouts" in result.stderr.decode(), "translate --rollout --view: stderr %r lacks "
+          "'+4 rollouts' (2 sentences)" % result.stderr.decode())
     with open(dump, encoding="utf-8") as f:
         sentences = json.load(f)["sentences"]
     for s in sentences:

@@ -27,7 +27,7 @@ tools/reference/head_mask_spec.py, written from the option's help and not from m
   decoder-all with decoder:*:* a position's prediction depends only on its own input token:
             two targets with different first words give identical log-probs wherever the
             previous token and the token agree;
-  heads     `minimt heads --format jsonl`: every head once, sorted by delta_log_prob; for
+  heads     `minimt heads --format jsonl --batch-size 3`: every head once, sorted by delta_log_prob; for
             several heads, delta_log_prob equals (sum of score --mask-heads HEAD scores -
             sum of plain scores) / reference tokens, from two score --format jsonl runs
             (1e-5), and the pattern statistics equal those computed here from the plain
@@ -50,7 +50,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 from contextlib import redirect_stderr, redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -517,7 +516,7 @@ def pattern_from_dump(sentences, kind, layer, head):
 def check_heads(ctx):
     pairs = score_lines(ctx)[:10]
     lines = ["%s\t%s" % p for p in pairs]
-    out = ctx.run("heads", lines, ["--format", "jsonl", "--threads", 2])
+    out = ctx.run("heads", lines, ["--format", "jsonl", "--threads", 2, "--batch-size", 3])
     records = [json.loads(x) for x in out.splitlines()]
     c = ctx.tr.config
     every = ["%s:%d:%d" % (k, l, h) for k in ("encoder", "decoder", "cross")

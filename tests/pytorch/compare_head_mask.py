@@ -35,7 +35,8 @@ tools/reference/head_mask_spec.py, written from the option's help and not from m
             cross arg-max agreement with the head average; 1e-5);
   bad-spec  translate and score with crosss:0:0, cross:9:0, cross:0, encoder:x:1, an empty
             SPEC and others: exit status 2, a message naming the problem, nothing on stdout;
-            the reference's commands refuse the same SPECs with status 2.
+            the reference's commands refuse the same SPECs with status 2;
+  reference-cli  reference.py translate/score --mask-heads print what minimt prints.
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 # Over 400 lines on purpose: one check per head-masking claim of the issue, sharing the dump
@@ -602,10 +603,41 @@ def check_bad_specs(ctx):
     return "%d SPECs x translate, score: status 2 with the problem named" % len(BAD_SPECS)
 
 
+def reference_main(args):
+    """reference.py ARGS in this process -> its stdout."""
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        status = reference.main(args)
+    if status:
+        raise Mismatch("reference.py %s exited with %r" % (" ".join(args[:1]), status))
+    return out.getvalue()
+
+
+def check_reference_cli(ctx):
+    """reference.py translate/score --mask-heads print what minimt prints."""
+    spec, texts = "encoder:-1:0,cross:*:-1", SCORE_TEXTS[:6]
+    dump_path = ctx.path("reference.json")
+    out = reference_main(["translate", "--model", ctx.model_dir, "--max-length", str(MAX_LENGTH),
+                          "--mask-heads", spec, "--dump-attention", dump_path] + texts)
+    want = ctx.run("translate", texts, ["--max-length", MAX_LENGTH, "--mask-heads", spec])
+    if out != want:
+        raise Mismatch("reference.py translate --mask-heads %s:\n%s\nminimt:\n%s"
+                       % (spec, out, want))
+    check_dump_header("reference.py translate", load_dump(dump_path),
+                      head_mask_spec.describe(head_mask_spec.parse(spec, ctx.tr.config)))
+    pairs = score_lines(ctx)[:4]
+    out = reference_main(["score", "--model", ctx.model_dir, "--mask-heads", spec] +
+                         [x for pair in pairs for x in pair])
+    records = ctx.jsonl("score", ["%s\t%s" % p for p in pairs], ["--mask-heads", spec])
+    compare_scores("reference.py score", records, [json.loads(x) for x in out.splitlines()])
+    return "%s: %d translations, %d scores" % (spec, len(texts), len(pairs))
+
+
 CHECKS = [("mask", check_mask), ("out-proj", check_out_proj), ("beam", check_beam),
           ("cross-all", check_cross_all), ("decoder-all", check_decoder_all),
-          ("heads", check_heads), ("bad-spec", check_bad_specs)]
-FIRST_MODEL_ONLY = {"bad-spec", "beam"}
+          ("heads", check_heads), ("bad-spec", check_bad_specs),
+          ("reference-cli", check_reference_cli)]
+FIRST_MODEL_ONLY = {"bad-spec", "beam", "reference-cli"}
 
 
 # ----------------------------------------------------------------------------- main

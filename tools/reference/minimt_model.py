@@ -14,11 +14,19 @@ Interface:
         .greedy_fast(src_ids, max_length, src_pad_mask=None) -> list of dict (ids, scores)
         .start_decoding(enc_out, src_pad_mask, max_length) -> DecodingState
         .decode_step(tokens, state) -> logits [B, V]       (one cached step, for benchmarks)
+        .set_head_mask(head_mask)   heads switched off in every pass from now on (see below)
     make_config(**overrides) -> dict
     save_model(model, config, out_dir, dtype="F32")      dtype: F32 | F16 | BF16 | inline
     load_model(model_dir) -> (model, config)
 
 Masks are bool tensors with True = padding. Padding is always on the right.
+
+Head masks are Hugging Face's head_mask / decoder_head_mask / cross_attn_head_mask: a dict
+{"encoder": [Le, H], "decoder": [Ld, H], "cross": [Ld, H]} of floats (1 keeps a head, 0
+switches it off; a missing key keeps every head of that type). Each head's attention weights
+are multiplied by its value after the softmax and before the product with V, as
+BartAttention does, so a masked head's slice of the concatenated context is 0 before out_proj,
+and the weights returned for recording are those after masking (zeros for a masked head).
 """
 # Over 400 lines on purpose: the whole format-v1 Transformer in PyTorch, one module, so that it
 # reads top to bottom against docs/model-format.md.
@@ -146,6 +154,15 @@ class MultiHeadAttention(nn.Module):
         self.v_proj = nn.Linear(d_model, inner)
         self.out_proj = nn.Linear(inner, d_model)
         self.dropout = dropout
+        self.head_mask = None  # [H] floats, or None: see MinimtTransformer.set_head_mask
+
+    def _head_masked(self, weights):
+        """weights [B, H, ...] times this layer's head mask, as BartAttention does with
+        layer_head_mask.view(1, -1, 1, 1) * attn_weights."""
+        if self.head_mask is None:
+            return weights
+        shape = (1, self.num_heads) + (1,) * (weights.dim() - 2)
+        return self.head_mask.to(weights.dtype).view(shape) * weights
 
     def _split(self, x):
         b, t, _ = x.shape
@@ -161,7 +178,7 @@ class MultiHeadAttention(nn.Module):
         scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)  # [B, H, T, S]
         if mask is not None:
             scores = scores + mask
-        weights = torch.softmax(scores, dim=-1)
+        weights = self._head_masked(torch.softmax(scores, dim=-1))
         probs = F.dropout(weights, self.dropout, self.training) if self.dropout > 0 else weights
         heads = torch.matmul(probs, v)                                     # [B, H, T, dk]
         b, h, t, dk = heads.shape
@@ -182,7 +199,7 @@ class MultiHeadAttention(nn.Module):
         scores = (q * k).sum(-1) / math.sqrt(self.head_dim)                 # [B, H, S]
         if mask is not None:
             scores = scores + mask[:, :, 0, :]
-        weights = torch.softmax(scores, dim=-1)
+        weights = self._head_masked(torch.softmax(scores, dim=-1))          # [B, H, S]
         heads = (weights.unsqueeze(-1) * v).sum(-2)                         # [B, H, dk]
         return self.out_proj(heads.reshape(b, 1, self.num_heads * self.head_dim))
 
@@ -417,6 +434,37 @@ class MinimtTransformer(nn.Module):
                 nn.init.zeros_(module.bias)
         if self.final_logits_bias is not None:
             nn.init.zeros_(self.final_logits_bias)
+
+    # -- head mask
+
+    def attention_modules(self, kind):
+        """The MultiHeadAttention of every layer of one type: encoder, decoder (self) or cross."""
+        if kind == "encoder":
+            return [layer.self_attn for layer in self.encoder.layers]
+        if kind == "decoder":
+            return [layer.self_attn for layer in self.decoder.layers]
+        if kind == "cross":
+            return [layer.encoder_attn for layer in self.decoder.layers]
+        raise ValueError("unknown attention type %r" % kind)
+
+    def set_head_mask(self, head_mask):
+        """Heads to switch off in every pass from now on: None (none), or a dict of [L, H]
+        float tensors keyed encoder / decoder / cross (1 keeps a head, 0 masks it)."""
+        head_mask = dict(head_mask or {})
+        unknown = set(head_mask) - {"encoder", "decoder", "cross"}
+        if unknown:
+            raise ValueError("unknown head mask types %s" % sorted(unknown))
+        for kind in ("encoder", "decoder", "cross"):
+            modules = self.attention_modules(kind)
+            mask = head_mask.pop(kind, None)
+            if mask is not None:
+                mask = torch.as_tensor(mask, dtype=torch.float32)
+                want = (len(modules), modules[0].num_heads)
+                if tuple(mask.shape) != want:
+                    raise ValueError("%s head mask of shape %s, the model has %s"
+                                     % (kind, list(mask.shape), list(want)))
+            for layer, module in enumerate(modules):
+                module.head_mask = None if mask is None else mask[layer].clone()
 
     # -- pieces
 

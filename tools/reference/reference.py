@@ -2,10 +2,11 @@
 """Reference implementation of minimt in PyTorch (see tools/reference/minimt_model.py).
 
   reference.py translate --model DIR [--max-length N] [--dump-attention FILE]
-                         [--batch-size N] [--threads N] [--jsonl] [TEXT ...]
+                         [--batch-size N] [--threads N] [--jsonl] [--mask-heads SPEC] [TEXT ...]
   reference.py beam --model DIR [--beam-size 4] [--n-best K] [--length-penalty A]
-                    [--max-length N] [--prefix TEXT] [TEXT ...]
-  reference.py score --model DIR [-i FILE] [--dump-attention FILE] [SOURCE TARGET ...]
+                    [--max-length N] [--prefix TEXT] [--mask-heads SPEC] [TEXT ...]
+  reference.py score --model DIR [-i FILE] [--dump-attention FILE] [--mask-heads SPEC]
+                     [SOURCE TARGET ...]
   reference.py distribution --model DIR [--temperature T] [--top-k K] [--top-p P]
                             [--prefix TEXT] TEXT
   reference.py random-model OUT_DIR [--seed N] [--d-model 16] [--heads 2] ...
@@ -29,6 +30,10 @@ token from (after the prefix), most likely first, with temperature, top-k and to
 random-model writes a complete model directory (config, weights, tokenizers) with
 seeded random weights, for tests; a --vocab above 1000 trains the tokenizers on a seeded
 synthetic corpus large enough to give that many pieces.
+--mask-heads SPEC switches heads off as Hugging Face's head_mask with value 0 (the syntax of
+minimt's option, head_mask_spec.py; a bad SPEC exits 2): a masked head's weights are
+multiplied by 0 in every pass, and the attention dump records the weights after masking and
+lists the masked heads as "masked_heads".
 bench-steps measures cached decoder steps/s as tools/bench/minimt_bench.cpp does for the
 C++ engine (same sources, same loop, median of 5) and prints one JSON object.
 """
@@ -50,6 +55,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import sentencepiece as spm  # noqa: E402
 
+import head_mask_spec  # noqa: E402
 import minimt_model as mm  # noqa: E402
 import minimt_search as ms  # noqa: E402
 
@@ -93,6 +99,14 @@ class Translator:
         self.eos = int(self.config["special_tokens"]["eos"])
         self.start = mm.decoder_start_of(self.config)
         self.max_positions = int(self.config["max_positions"])
+        self.masked_heads = ""  # mask_heads(): the masked heads as TYPE:LAYER:HEAD,...
+
+    def mask_heads(self, spec):
+        """Switch the heads of a --mask-heads SPEC off for every later run (None: none); a
+        wrong SPEC (an empty one too) raises ValueError."""
+        head_mask = head_mask_spec.parse(spec, self.config) if spec is not None else None
+        self.model.set_head_mask(head_mask)
+        self.masked_heads = head_mask_spec.describe(head_mask) if head_mask else ""
 
     def source_ids(self, text):
         """SentencePiece ids + eos, cut to max_positions.
@@ -260,8 +274,11 @@ class Translator:
         }
 
     def attention_dump(self, results):
-        return {"format": "minimt-attention", "version": 1, "model": self.model_dir,
-                "sentences": [self.attention_record(r) for r in results]}
+        dump = {"format": "minimt-attention", "version": 1, "model": self.model_dir}
+        if self.masked_heads:
+            dump["masked_heads"] = self.masked_heads
+        dump["sentences"] = [self.attention_record(r) for r in results]
+        return dump
 
 
 def is_blank(text):
@@ -272,6 +289,17 @@ def is_blank(text):
 def blank_result(text):
     return {"source": text, "source_ids": [], "ids": [], "scores": [], "translation": "",
             "blank": True}
+
+
+def apply_mask_heads(translator, spec, command):
+    """--mask-heads of a command: a wrong SPEC is a usage error (status 2, as minimt's)."""
+    if spec is None:
+        return
+    try:
+        translator.mask_heads(spec)
+    except ValueError as e:
+        print("reference.py %s: --mask-heads: %s" % (command, e), file=sys.stderr)
+        raise SystemExit(2)
 
 
 def read_inputs(texts):
@@ -285,6 +313,7 @@ def cmd_translate(args):
     if args.threads:
         set_threads(args.threads)
     translator = Translator(args.model, skip_blank=args.skip_blank)
+    apply_mask_heads(translator, args.mask_heads, "translate")
     loaded, loaded_cpu = time.perf_counter(), time.process_time()
     texts = read_inputs(args.text)
     record = bool(args.dump_attention)
@@ -333,6 +362,7 @@ def cmd_beam(args):
     if args.threads:
         set_threads(args.threads)
     translator = Translator(args.model, skip_blank=args.skip_blank)
+    apply_mask_heads(translator, args.mask_heads, "beam")
     texts = read_inputs(args.text)
     n_best = args.n_best or 1
     results = translator.beam(texts, args.beam_size, n_best, args.length_penalty,
@@ -368,6 +398,7 @@ def cmd_score(args):
     if args.threads:
         set_threads(args.threads)
     translator = Translator(args.model)
+    apply_mask_heads(translator, args.mask_heads, "score")
     record = bool(args.dump_attention)
     results, status = [], 0
     for line, source, target in score_pairs(args):
@@ -636,6 +667,9 @@ def build_parser():
                     help="blank inputs give blank outputs without running the model")
     tr.add_argument("--timing", action="store_true",
                     help="print load and translation seconds as JSON on stderr")
+    tr.add_argument("--mask-heads", metavar="SPEC",
+                    help="switch heads off: TYPE:LAYER:HEAD,... (TYPE encoder, decoder or cross; "
+                         "LAYER, HEAD numbers, negative from the end, or *)")
     tr.add_argument("text", nargs="*")
     tr.set_defaults(func=cmd_translate)
 
@@ -652,6 +686,9 @@ def build_parser():
     bm.add_argument("--threads", type=int, default=0)
     bm.add_argument("--skip-blank", action="store_true",
                     help="blank inputs give an empty hypothesis without running the model")
+    bm.add_argument("--mask-heads", metavar="SPEC",
+                    help="switch heads off: TYPE:LAYER:HEAD,... (TYPE encoder, decoder or cross; "
+                         "LAYER, HEAD numbers, negative from the end, or *)")
     bm.add_argument("text", nargs="*")
     bm.set_defaults(func=cmd_beam)
 
@@ -660,6 +697,9 @@ def build_parser():
     sc.add_argument("-i", "--input", help="file of source<TAB>target lines (default: stdin)")
     sc.add_argument("--dump-attention", metavar="FILE", help="write attention weights as JSON")
     sc.add_argument("--threads", type=int, default=0)
+    sc.add_argument("--mask-heads", metavar="SPEC",
+                    help="switch heads off: TYPE:LAYER:HEAD,... (TYPE encoder, decoder or cross; "
+                         "LAYER, HEAD numbers, negative from the end, or *)")
     sc.add_argument("pairs", nargs="*", metavar="SOURCE TARGET")
     sc.set_defaults(func=cmd_score)
 

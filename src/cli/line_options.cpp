@@ -105,9 +105,9 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
       ->type_name("FILE.html");
   command.add_flag("--rollout", args.rollout,
                    "with --dump-attention or --view: add attention rollout (Abnar and Zuidema "
-                   "2020, a heuristic), encoder_rollout [S][S] over every encoder layer and "
-                   "cross_rollout [T][S], the last decoder layer's head-averaged "
-                   "cross-attention times it");
+                   "2020, a heuristic): encoder_rollout [S][S] over every encoder layer, and "
+                   "cross_rollout [T][S], the head-averaged cross-attention of the last decoder "
+                   "layer times it");
 }
 
 // --align, --align-layer, --align-heads, --align-rule.

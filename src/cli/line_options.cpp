@@ -29,10 +29,15 @@ std::string rule_list() {
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   add_model_option(command, args.model);
   command
-      .add_option("--mask-heads", args.mask_heads,
-                  "switch heads off: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, "
-                  "LAYER and HEAD numbers (negative from the end) or *; a masked head's weights "
-                  "are multiplied by 0")
+      .add_option_function<std::string>(
+          "--mask-heads",
+          [&args](const std::string& spec) {
+            args.mask_heads = spec;
+            args.mask_heads_given = true;  // even empty: "" names no head, a usage error
+          },
+          "switch heads off: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, "
+          "LAYER and HEAD numbers (negative from the end) or *; a masked head's weights "
+          "are multiplied by 0")
       ->type_name("SPEC");
   if (!args.scoring)
     command

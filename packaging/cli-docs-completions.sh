@@ -42,6 +42,7 @@ each_entry() {
 short_desc() {
   local d=${1%% (*}
   d=${d//[\[\]]/}
+  d=${d//\'/’}  # the completion scripts quote descriptions in '...': no ' inside
   ((${#d} > 70)) && d="${d:0:67}..."
   printf '%s' "$d"
 }

@@ -112,7 +112,7 @@ zsh_answer() { awk -v want="=== $1" '$0 == want { on = 1; next } /^=== / { on = 
 check "zsh: minimt translate --format <Tab> lists jsonl and text" \
   "$(zsh_answer "minimt translate --format " | grep -cx "jsonl  text")" "1"
 check "zsh: minimt <Tab> lists the subcommands with their help" \
-  "$(zsh_answer "minimt " | grep -oE "^(translate|score|info|tokenize|view|models) +-- " |
+  "$(zsh_answer "minimt " | grep -oE "^(translate|score|heads|info|tokenize|view|vocab|models) +-- " |
     cut -d' ' -f1 | sort | tr '\n' ' ')" "heads info models score tokenize translate view vocab "
 check "zsh: --model zz<Tab> completes the model name" \
   "$(zsh_answer "minimt translate --model zz" | grep -c "minimt translate --model zz-test-model $")" "1"

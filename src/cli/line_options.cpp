@@ -18,21 +18,20 @@ void add_list_option(CLI::App& command, const std::string& name, const std::stri
       ->needs(needed);
 }
 
-std::string rule_list() {
-  std::string names;
-  for (const std::string& name : align_rule_names()) names += (names.empty() ? "" : ", ") + name;
-  return names;
-}
-
 }  // namespace
 
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   add_model_option(command, args.model);
   command
-      .add_option("--mask-heads", args.mask_heads,
-                  "switch heads off: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, "
-                  "LAYER and HEAD numbers (negative from the end) or *; a masked head's weights "
-                  "are multiplied by 0")
+      .add_option_function<std::string>(
+          "--mask-heads",
+          [&args](const std::string& spec) {
+            args.mask_heads = spec;
+            args.mask_heads_given = true;  // even empty: "" names no head, a usage error
+          },
+          "switch heads off: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, "
+          "LAYER and HEAD numbers (negative from the end) or *; a masked head's weights "
+          "are multiplied by 0")
       ->type_name("SPEC");
   if (!args.scoring)
     command
@@ -130,10 +129,11 @@ void add_align_options(CLI::App& command, LineRunArgs& args) {
                   });
   command
       .add_option("--align-rule", args.align_rule,
-                  "how words are linked from the averaged cross-attention: " + rule_list() +
-                      " (best-source: each target word to its best source word; best-target: "
-                      "the reverse; union, intersection and grow-diag-final combine the two; "
-                      "docs/attention-view.md measures them)")
+                  "union: the links of best-source and best-target together (the default, the "
+                  "lowest error rate); best-source: each target word to its best source word; "
+                  "best-target: each source word to its best target word; intersection: the "
+                  "links both agree on; grow-diag-final: the intersection grown toward the "
+                  "union, as statistical aligners do (docs/attention-view.md measures them)")
       ->type_name("RULE")
       ->check(
           [](const std::string& name) {

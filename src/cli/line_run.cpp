@@ -100,7 +100,7 @@ DumpSelection dump_selection(const LineRunArgs& args, const Model& model) {
   selection.heads = args.dump_heads;
   selection.rollout = args.rollout;
   // Written to the dump: its weights are those of the masked model.
-  if (!args.mask_heads.empty())
+  if (args.mask_heads_given)
     selection.masked_heads = parse_head_mask(args.mask_heads, model.config()).to_string();
   return selection;
 }
@@ -281,7 +281,7 @@ int TranslateRun::finish() {
 
 // --mask-heads, checked against the model: a wrong SPEC is a usage error.
 std::shared_ptr<const HeadMask> head_mask(const LineRunArgs& args, const Model& model) {
-  if (args.mask_heads.empty()) return nullptr;
+  if (!args.mask_heads_given) return nullptr;
   try {
     return std::make_shared<const HeadMask>(parse_head_mask(args.mask_heads, model.config()));
   } catch (const Error& e) {

@@ -48,7 +48,8 @@ struct LineRunArgs {
   float top_p = 1.0f;
   std::optional<uint64_t> seed;  // unset: a random one, reported on stderr
   int alternatives = 0;
-  std::string mask_heads;  // --mask-heads SPEC (head_mask_spec.h); empty: none
+  std::string mask_heads;  // --mask-heads SPEC (head_mask_spec.h)
+  bool mask_heads_given = false;
 };
 
 // Runs translate or score with the arguments; returns the exit status.

@@ -45,7 +45,7 @@ complete_bash() {
 got=$(bash --norc -c 'source "$1" && complete -p minimt' _ "$DOCS/minimt.bash")
 check "bash: complete -p minimt" "$got" "complete -F _minimt minimt"
 check "bash: minimt <Tab>" "$(complete_bash "$MINIMT" "")" \
-  "--help --version -h info models score tokenize translate view "
+  "--help --version -h heads info models score tokenize translate view vocab "
 check "bash: minimt t<Tab>" "$(complete_bash "$MINIMT" t)" "tokenize translate "
 check "bash: minimt translate --be<Tab>" "$(complete_bash "$MINIMT" translate --be)" "--beam-size "
 check "bash: minimt translate --al<Tab>" "$(complete_bash "$MINIMT" translate --al)" \
@@ -55,7 +55,7 @@ check "bash: score --format=j<Tab>" "$(complete_bash "$MINIMT" score --format = 
 check "bash: tokenize --side <Tab>" "$(complete_bash "$MINIMT" tokenize --side "")" \
   "source target "
 check "bash: --align-rule <Tab>" "$(complete_bash "$MINIMT" translate --align "" --align-rule "")" \
-  "best-source best-target intersection "
+  "best-source best-target grow-diag-final intersection union "
 check "bash: --dump-types encoder,<Tab>" \
   "$(complete_bash "$MINIMT" translate --dump-types encoder,)" \
   "encoder,cross encoder,decoder encoder,encoder "
@@ -82,11 +82,11 @@ complete_fish() {
   fish --no-config -c 'source $argv[1]; complete -C"$argv[2]"' "$DOCS/minimt.fish" "$1" |
     cut -f1 | sort | tr '\n' ' '
 }
-check "fish: minimt <Tab>" "$(complete_fish "$MINIMT ")" "info models score tokenize translate view "
+check "fish: minimt <Tab>" "$(complete_fish "$MINIMT ")" "heads info models score tokenize translate view vocab "
 check "fish: minimt translate --for<Tab>" "$(complete_fish "$MINIMT translate --for")" "--format "
 check "fish: --format <Tab>" "$(complete_fish "$MINIMT translate --format ")" "jsonl text "
 check "fish: --align-rule <Tab>" "$(complete_fish "$MINIMT score --align-rule ")" \
-  "best-source best-target intersection "
+  "best-source best-target grow-diag-final intersection union "
 check "fish: --dump-types encoder,<Tab>" "$(complete_fish "$MINIMT translate --dump-types encoder,")" \
   "encoder,cross encoder,decoder encoder,encoder "
 check "fish: --model zz<Tab>" "$(complete_fish "$MINIMT translate --model zz")" "zz-test-model "
@@ -102,7 +102,7 @@ check "zsh: compinit registers _minimt for minimt" "$got" "_minimt"
 got=$(zsh -f -c 'source "$1" 2>/dev/null; print -l -- ${_minimt_spec_translate} |
   grep -E "^--(format|model|align-rule)\[" | sed "s/\[.*\]/[]/"' _ "$DOCS/_minimt" | tr '\n' ' ')
 check "zsh: translate's --format, --model, --align-rule specs" "$got" \
-  "--model[]:DIR|NAME:_minimt_models --format[]:TEXT:(text jsonl) --align-rule[]:TEXT:(best-source best-target intersection) "
+  "--model[]:DIR|NAME:_minimt_models --format[]:TEXT:(text jsonl) --align-rule[]:RULE:(union best-source best-target intersection grow-diag-final) "
 
 # zsh for real: Tabs typed into an interactive zsh under a pseudo-terminal (zsh_complete.zsh).
 mkdir "$tmp/bin" && ln -s "$MINIMT" "$tmp/bin/minimt"
@@ -112,8 +112,8 @@ zsh_answer() { awk -v want="=== $1" '$0 == want { on = 1; next } /^=== / { on = 
 check "zsh: minimt translate --format <Tab> lists jsonl and text" \
   "$(zsh_answer "minimt translate --format " | grep -cx "jsonl  text")" "1"
 check "zsh: minimt <Tab> lists the subcommands with their help" \
-  "$(zsh_answer "minimt " | grep -oE "^(translate|score|info|tokenize|view|models) +-- " |
-    cut -d' ' -f1 | sort | tr '\n' ' ')" "info models score tokenize translate view "
+  "$(zsh_answer "minimt " | grep -oE "^(translate|score|heads|info|tokenize|view|vocab|models) +-- " |
+    cut -d' ' -f1 | sort | tr '\n' ' ')" "heads info models score tokenize translate view vocab "
 check "zsh: --model zz<Tab> completes the model name" \
   "$(zsh_answer "minimt translate --model zz" | grep -c "minimt translate --model zz-test-model $")" "1"
 

@@ -9,13 +9,23 @@
 namespace minimt {
 
 class PackedMatrix;
+class Int8Matrix;
+class Bf16Matrix;
 
 // y = x W^T + b, the PyTorch convention.
 struct Linear {
-  const float* weight = nullptr;  // [out, in]
-  const float* bias = nullptr;    // [out], or null for none
+  // [out, in]. Null only when the file holds the weight in int8 and the model computes in int8.
+  const float* weight = nullptr;
+  const float* bias = nullptr;  // [out], or null for none
   int out = 0, in = 0;
-  const PackedMatrix* packed = nullptr;  // the same weight packed for minimt's kernel, if any
+  // The weight as an int8 file holds it (a model written by `minimt convert`), if it does:
+  // weight[o][i] ~ weight_int8[o][i] * weight_scale[o].
+  const int8_t* weight_int8 = nullptr;  // [out, in]
+  const float* weight_scale = nullptr;  // [out]
+  // At most one of these is set; ops::linear runs it. None: OpenBLAS on `weight`.
+  const PackedMatrix* packed = nullptr;  // float32, packed for minimt's kernel
+  const Int8Matrix* int8 = nullptr;      // int8 compute
+  const Bf16Matrix* bf16 = nullptr;      // bf16 compute
 };
 
 struct LayerNormWeights {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "minimt/engine/compute_type.h"
 #include "minimt/engine/packed_gemm.h"
 #include "minimt/engine/packed_weights.h"
 #include "minimt/engine/weights.h"
@@ -20,6 +21,8 @@ namespace minimt {
 struct LoadOptions {
   // Who computes the Linear layers; the default is the fastest this CPU runs.
   LinearKernel kernel = best_linear_kernel();
+  // The number format of the Linear layers' products (float32, int8 or bf16).
+  ComputeType compute_type = ComputeType::kFloat32;
 };
 
 struct ModelFile {

@@ -52,15 +52,25 @@ void Model::tabulate_sinusoidal_positions() {
   weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
 }
 
-void Model::pack_linear_weights(LinearKernel kernel) {
+void Model::pack_linear_weights(const LoadOptions& options) {
+  const LinearKernel kernel = options.kernel;
   if (!linear_kernel_supported(kernel))
     throw Error("the " + to_string(kernel) + " kernel does not run on this CPU (it runs " +
                 to_string(best_linear_kernel()) + ")");
   kernel_ = kernel;
-  packed_ = pack_linear_layers(weights_, kernel);
+  compute_type_ = options.compute_type;
+  int8_kernel_ = options.int8_kernel;
+  std::vector<Linear*> layers;
+  if (compute_type_ == ComputeType::kFloat32) {
+    packed_ = pack_linear_layers(weights_, kernel);
+    layers = packed_.layers;
+  } else {
+    low_precision_ = pack_low_precision_layers(weights_, compute_type_, int8_kernel_);
+    layers = low_precision_.layers;
+  }
   // The packed copy replaces the mapped original, so resident memory stays near the file
   // size. A tied output projection is also the embedding table, which is still read.
-  for (const Linear* layer : packed_.layers)
+  for (const Linear* layer : layers)
     if (layer != &weights_.output || !config_.tie_output)
       store_.release(layer->weight, static_cast<int64_t>(layer->out) * layer->in);
 }
@@ -85,7 +95,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     read_inline_tensors(c.inline_weights, config_path, model->store_);
   }
   model->weights_ = bind_weights(c, model->store_, weights_file);
-  model->pack_linear_weights(options.kernel);
+  model->pack_linear_weights(options);
   model->tabulate_sinusoidal_positions();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "cli/blas_setup.h"
+#include "cli/memory_setup.h"
 #include "cli/commands.h"
 #include "cli/path_guard.h"
 #include "minimt/base/error.h"
@@ -22,6 +23,7 @@ constexpr int kExitUsage = 2;
 
 int main(int argc, char** argv) {
   minimt::cli::ensure_fast_blas_kernels(argv);
+  minimt::cli::keep_freed_memory();
   // minimt's matrices are small: threads inside one product cost more than they give, so
   // parallelism comes from translating sentences side by side instead.
   minimt::set_blas_threads(1);

@@ -33,25 +33,27 @@ void record_run(const float* probs, int n, int keys, int heads, int l, bool caus
 float* RowCache::append(int n, int width) {
   width_ = width;
   const size_t used = size(), needed = used + static_cast<size_t>(n) * width;
-  if (buffer_.size() < needed) {
+  if (capacity_ < needed) {
     // Double the room: T steps reallocate O(log T) times and copy O(T) rows in all.
-    std::vector<float> bigger(
-        std::max({needed, 2 * buffer_.size(), static_cast<size_t>(kBlockRows) * width}));
-    std::copy(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(used), bigger.begin());
-    buffer_.swap(bigger);
+    const size_t room = std::max({needed, 2 * capacity_, static_cast<size_t>(kBlockRows) * width});
+    std::unique_ptr<float[]> bigger(new float[room]);
+    std::copy(buffer_.get(), buffer_.get() + used, bigger.get());
+    buffer_ = std::move(bigger);
+    capacity_ = room;
   }
   rows_ += n;
-  return buffer_.data() + used;
+  return buffer_.get() + used;
 }
 
 void RowCache::assign(const RowCache& other, int rows) {
   width_ = other.width_;
   const size_t count = static_cast<size_t>(rows) * width_;
   // Not enough room: take as much as other has (it will grow the same way), keep nothing.
-  if (buffer_.size() < count)
-    std::vector<float>(std::max(count, other.buffer_.size())).swap(buffer_);
-  std::copy(other.buffer_.begin(), other.buffer_.begin() + static_cast<std::ptrdiff_t>(count),
-            buffer_.begin());
+  if (capacity_ < count) {
+    capacity_ = std::max(count, other.capacity_);
+    buffer_.reset(new float[capacity_]);
+  }
+  std::copy(other.buffer_.get(), other.buffer_.get() + count, buffer_.get());
   rows_ = rows;
 }
 

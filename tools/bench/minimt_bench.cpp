@@ -1,11 +1,16 @@
 // minimt_bench: measures this machine's limits and minimt's decoder against them.
 //   minimt_bench sgemm [SIZE]                     single-thread sgemm GFLOP/s (SIZE^3)
 //   minimt_bench bandwidth                        single-thread memory read GB/s
-//   minimt_bench steps MODEL_DIR BATCH STEPS      decoder steps/s at a batch size ($MINIMT_KERNELS
-//                                                 picks the Linear kernel, as for minimt)
+//   minimt_bench steps MODEL_DIR BATCH STEPS [TYPE]
+//                                                 decoder steps/s at a batch size, compute type
+//                                                 TYPE (float32, int8, bf16; $MINIMT_KERNELS picks
+//                                                 the kernel, as for minimt)
 //   minimt_bench linear KERNEL M N K              one Linear layer y[M,N] = x[M,K] W^T + b,
 //                                                 GFLOP/s of a kernel (avx512, avx2, generic,
-//                                                 openblas)
+//                                                 openblas, int8-vnni, int8-avx2, int8-generic,
+//                                                 bf16)
+//   minimt_bench peak                             single-core peak of vpdpbusd (int8 products/s)
+//                                                 and of vfmadd (float32), registers only
 // Each prints one JSON object on stdout; tools/bench/run collects them into a table. Timings are
 // medians of several repeats.
 #include <algorithm>
@@ -19,13 +24,17 @@
 #include <vector>
 
 #include "cli/blas_setup.h"
+#include "cli/memory_setup.h"
+#include "minimt/engine/bf16_gemm.h"
 #include "minimt/engine/blas_runtime.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
+#include "minimt/engine/int8_gemm.h"
 #include "minimt/engine/ops.h"
 #include "minimt/engine/packed_gemm.h"
 #include "minimt/engine/weights.h"
 #include "minimt/model/model.h"
+#include "peak.h"
 
 namespace {
 
@@ -81,7 +90,7 @@ int bench_bandwidth() {
 
 // Bytes of weights one decoder step reads: every decoder layer but the cross-attention keys
 // and values (projected once per sentence), the output projection, and the final norms.
-double decoder_step_weight_bytes(const minimt::ModelConfig& c) {
+double decoder_step_weight_bytes(const minimt::ModelConfig& c, minimt::ComputeType type) {
   const double d = c.d_model, w = c.attention_width(), ff = c.d_ff;
   double self_attention = 3 * (w * d + w) + (d * w + d);
   double cross_attention = (w * d + w) + (d * w + d);  // q and out only
@@ -89,18 +98,64 @@ double decoder_step_weight_bytes(const minimt::ModelConfig& c) {
   double norms = 3 * 2 * d;
   double per_layer = self_attention + cross_attention + ffn + norms;
   double output = static_cast<double>(c.target_vocab_size) * d;
-  return 4.0 * (per_layer * c.decoder_layers + output);
+  // Linear weights take 1 byte in int8 and 2 in bf16; biases and norms stay float.
+  const double weight_bytes = type == minimt::ComputeType::kInt8   ? 1.0
+                              : type == minimt::ComputeType::kBf16 ? 2.0
+                                                                   : 4.0;
+  const double matrices =
+      (4 * w * d + 2 * w * d + 2 * ff * d) * c.decoder_layers + static_cast<double>(output);
+  return weight_bytes * matrices + 4.0 * (per_layer * c.decoder_layers + output - matrices);
 }
 
-minimt::LoadOptions load_options() {
+minimt::LoadOptions load_options(const std::string& compute_type) {
   minimt::LoadOptions options;
   const char* kernel = std::getenv("MINIMT_KERNELS");
   options.kernel = minimt::choose_linear_kernel(kernel ? kernel : "");
+  options.compute_type = minimt::parse_compute_type(compute_type);
+  options.int8_kernel = minimt::int8_kernel_matching(options.kernel);
   return options;
 }
 
-int bench_linear(const std::string& kernel_name, int m, int n, int k) {
+// The layer's weight packed for `kernel_name`: a float kernel, int8-vnni, int8-avx2,
+// int8-generic or bf16 ("openblas" packs nothing).
+struct BenchLayer {
+  std::unique_ptr<minimt::PackedArena> arena;
+  std::unique_ptr<minimt::PackedMatrix> packed;
+  std::unique_ptr<minimt::Int8Matrix> int8;
+  std::unique_ptr<minimt::Bf16Matrix> bf16;
+};
+
+void pack_for(const std::string& kernel_name, minimt::Linear& layer, BenchLayer& out) {
+  const int n = layer.out, k = layer.in;
+  auto arena = [&](size_t bytes) {
+    out.arena = std::make_unique<minimt::PackedArena>(bytes / sizeof(float) + 1);
+    return reinterpret_cast<uint8_t*>(out.arena->data());
+  };
+  for (minimt::Int8Kernel kernel :
+       {minimt::Int8Kernel::kAvx512Vnni, minimt::Int8Kernel::kAvx2, minimt::Int8Kernel::kGeneric})
+    if (kernel_name == "int8-" + (kernel == minimt::Int8Kernel::kAvx512Vnni
+                                      ? std::string("vnni")
+                                      : minimt::to_string(kernel))) {
+      out.int8 = std::make_unique<minimt::Int8Matrix>(minimt::Int8Matrix::from_float(
+          layer.weight, n, k, arena(minimt::Int8Matrix::bytes_needed(n, k)), kernel));
+      layer.int8 = out.int8.get();
+      return;
+    }
+  if (kernel_name == "bf16") {
+    out.bf16 = std::make_unique<minimt::Bf16Matrix>(layer.weight, n, k,
+                                                    arena(minimt::Bf16Matrix::bytes_needed(n, k)));
+    layer.bf16 = out.bf16.get();
+    return;
+  }
   const minimt::LinearKernel kernel = minimt::parse_linear_kernel(kernel_name);
+  if (kernel == minimt::LinearKernel::kOpenblas) return;
+  out.arena = std::make_unique<minimt::PackedArena>(minimt::PackedMatrix::floats_needed(n, k));
+  out.packed =
+      std::make_unique<minimt::PackedMatrix>(layer.weight, n, k, out.arena->data(), kernel);
+  layer.packed = out.packed.get();
+}
+
+int bench_linear(const std::string& kernel_name, int m, int n, int k) {
   std::vector<float> weight(static_cast<size_t>(n) * k), x(static_cast<size_t>(m) * k),
       bias(n, 0.5f), y(static_cast<size_t>(m) * n);
   for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<float>(i % 17) * 0.01f - 0.08f;
@@ -110,13 +165,8 @@ int bench_linear(const std::string& kernel_name, int m, int n, int k) {
   layer.bias = bias.data();
   layer.out = n;
   layer.in = k;
-  std::unique_ptr<minimt::PackedArena> arena;
-  std::unique_ptr<minimt::PackedMatrix> packed;
-  if (kernel != minimt::LinearKernel::kOpenblas) {
-    arena = std::make_unique<minimt::PackedArena>(minimt::PackedMatrix::floats_needed(n, k));
-    packed = std::make_unique<minimt::PackedMatrix>(weight.data(), n, k, arena->data(), kernel);
-    layer.packed = packed.get();
-  }
+  BenchLayer packed;
+  pack_for(kernel_name, layer, packed);
   // Enough calls for ~0.2 s per repeat: the weight stays in cache, as in a decoder step's
   // panel loop; this measures the kernel, not memory.
   const double flops = 2.0 * m * n * k;
@@ -134,8 +184,8 @@ int bench_linear(const std::string& kernel_name, int m, int n, int k) {
   return 0;
 }
 
-int bench_steps(const std::string& dir, int batch, int steps) {
-  auto model = minimt::Model::load(dir, load_options());
+int bench_steps(const std::string& dir, int batch, int steps, const std::string& compute_type) {
+  auto model = minimt::Model::load(dir, load_options(compute_type));
   const minimt::ModelConfig& c = model->config();
   if (steps + 1 > c.max_positions) steps = c.max_positions - 1;
   // A 12-token source per sentence; each step feeds a fixed token so no sentence stops.
@@ -171,9 +221,11 @@ int bench_steps(const std::string& dir, int batch, int steps) {
   std::printf(
       "{\"batch\": %d, \"steps\": %d, \"steps_per_second\": %.2f, \"ms_per_step\": %.3f, "
       "\"cpu_steps_per_second\": %.2f, "
-      "\"gemm_flops_per_step\": %.0f, \"weight_bytes_per_step\": %.0f, \"blas_core\": \"%s\"}\n",
+      "\"gemm_flops_per_step\": %.0f, \"weight_bytes_per_step\": %.0f, \"compute_type\": "
+      "\"%s\", \"blas_core\": \"%s\"}\n",
       batch, steps, steps_per_second, 1000.0 / steps_per_second, median(cpu_rates), median(flops),
-      decoder_step_weight_bytes(c), minimt::blas_core_name().c_str());
+      decoder_step_weight_bytes(c, model->compute_type()), compute_type.c_str(),
+      minimt::blas_core_name().c_str());
   return 0;
 }
 
@@ -181,6 +233,7 @@ int bench_steps(const std::string& dir, int batch, int steps) {
 
 int main(int argc, char** argv) {
   minimt::cli::ensure_fast_blas_kernels(argv);
+  minimt::cli::keep_freed_memory();
   minimt::set_blas_threads(1);
   std::string command = argc > 1 ? argv[1] : "";
   try {
@@ -188,15 +241,17 @@ int main(int argc, char** argv) {
     if (command == "bandwidth") return bench_bandwidth();
     if (command == "linear" && argc == 6)
       return bench_linear(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]));
-    if (command == "steps" && argc == 5)
-      return bench_steps(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+    if (command == "steps" && (argc == 5 || argc == 6))
+      return bench_steps(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
+                         argc == 6 ? argv[5] : "float32");
+    if (command == "peak") return bench_peak();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "minimt_bench: %s\n", e.what());
     return 1;
   }
   std::fprintf(
       stderr,
-      "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS | linear "
-      "KERNEL M N K\n");
+      "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS [TYPE] | linear "
+      "KERNEL M N K | peak\n");
   return 2;
 }

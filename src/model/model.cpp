@@ -35,6 +35,19 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& dir, const std::str
   return tokenizer;
 }
 
+size_t bytes_per_value(WeightSource::Format format) {
+  switch (format) {
+    case WeightSource::Format::kF32:
+      return 4;
+    case WeightSource::Format::kF16:
+    case WeightSource::Format::kBf16:
+      return 2;
+    case WeightSource::Format::kI8:
+      return 1;
+  }
+  return 4;
+}
+
 }  // namespace
 
 void Model::tabulate_sinusoidal_positions() {
@@ -52,17 +65,23 @@ void Model::tabulate_sinusoidal_positions() {
   weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
 }
 
-void Model::pack_linear_weights(LinearKernel kernel) {
+void Model::pack_linear_weights(LinearKernel kernel, const WeightSources& sources) {
   if (!linear_kernel_supported(kernel))
     throw Error("the " + to_string(kernel) + " kernel does not run on this CPU (it runs " +
                 to_string(best_linear_kernel()) + ")");
   kernel_ = kernel;
-  packed_ = pack_linear_layers(weights_, kernel);
+  packed_ = pack_linear_layers(weights_, kernel, sources);
   // The packed copy replaces the mapped original, so resident memory stays near the file
   // size. A tied output projection is also the embedding table, which is still read.
-  for (const Linear* layer : packed_.layers)
-    if (layer != &weights_.output || !config_.tie_output)
-      store_.release(layer->weight, static_cast<int64_t>(layer->out) * layer->in);
+  for (const Linear* layer : packed_.layers) {
+    if (layer == &weights_.output && config_.tie_output) continue;
+    const size_t count = static_cast<size_t>(layer->out) * layer->in;
+    auto source = sources.find(layer);
+    if (source == sources.end())
+      store_.release(layer->weight, count * sizeof(float));
+    else
+      store_.release(source->second.data, count * bytes_per_value(source->second.format));
+  }
 }
 
 std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options) {
@@ -84,8 +103,17 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
   } else {
     read_inline_tensors(c.inline_weights, config_path, model->store_);
   }
-  model->weights_ = bind_weights(c, model->store_, weights_file);
-  model->pack_linear_weights(options.kernel);
+  // Float32 compute on minimt's kernel packs every Linear weight straight from the mapped file
+  // (F16, BF16 and I8 ones widened panel by panel): no float32 copy of them is ever made.
+  BindOptions bind_options;
+  bind_options.compute_type = options.compute_type;
+  bind_options.pack_from_file =
+      options.compute_type == ComputeType::kFloat32 && options.kernel != LinearKernel::kOpenblas;
+  model->weights_ = bind_weights(c, model->store_, weights_file, bind_options);
+  model->pack_linear_weights(options.kernel,
+                             bind_options.pack_from_file
+                                 ? linear_weight_sources(c, model->weights_, model->store_)
+                                 : WeightSources{});
   model->tabulate_sinusoidal_positions();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);

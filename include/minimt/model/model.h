@@ -59,7 +59,7 @@ class Model {
 
   std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
 
-  void pack_linear_weights(LinearKernel kernel);
+  void pack_linear_weights(LinearKernel kernel, const WeightSources& sources);
   void tabulate_sinusoidal_positions();
 };
 

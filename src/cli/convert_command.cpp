@@ -46,18 +46,17 @@ bool inside(const std::string& path, const std::string& dir) {
          path[dir.size()] == '/';
 }
 
-// OUT must not exist or be an empty directory, and must not be IN, inside it or around it.
+// OUT must not be IN, inside it or around it, and must not exist or be an empty directory.
 void check_paths(const std::string& in, const std::string& out) {
   struct stat info {};
-  if (::lstat(out.c_str(), &info) == 0 &&
-      (!S_ISDIR(info.st_mode) || !std::filesystem::is_empty(out)))
-    throw UsageError("OUT " + out + " exists and is not an empty directory");
+  const bool exists = ::lstat(out.c_str(), &info) == 0;
   const std::string real_in = real_path(in);
-  const std::string real_out =
-      ::lstat(out.c_str(), &info) == 0 ? real_path(out) : real_out_path(out);
+  const std::string real_out = exists ? real_path(out) : real_out_path(out);
   if (real_out == real_in || inside(real_out, real_in) || inside(real_in, real_out))
     throw UsageError("OUT " + out + " and IN " + in + " overlap (" + real_out + ", " + real_in +
                      "): convert writes a new directory");
+  if (exists && (!S_ISDIR(info.st_mode) || !std::filesystem::is_empty(out)))
+    throw UsageError("OUT " + out + " exists and is not an empty directory");
 }
 
 // A fresh directory next to OUT (same file system, so that rename() moves it into place).

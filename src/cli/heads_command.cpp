@@ -25,6 +25,7 @@ namespace {
 
 struct HeadsArgs {
   std::string model;
+  std::string compute_type = "float32";
   std::string input;  // -i: a file; "" or "-" for stdin
   std::string output;
   std::string format = "text";
@@ -95,7 +96,7 @@ void write_view(OutputFile& file, const Translator& translator, const HeadAnalys
 }
 
 int run_heads(const HeadsArgs& args) {
-  Translator translator(load_model(args.model));
+  Translator translator(load_model(args.model, args.compute_type));
   const ModelConfig& c = translator.model().config();
   const int heads = (c.encoder_layers + 2 * c.decoder_layers) * c.num_heads;
   std::unique_ptr<OutputFile> view;  // created first: a path that cannot be written fails early
@@ -137,6 +138,7 @@ Command add_heads(CLI::App& app) {
       "rank every attention head by how much masking it alone lowers the log-probability of "
       "reference translations (teacher forcing), with statistics of its pattern");
   add_model_option(*command, args->model);
+  add_compute_type_option(*command, args->compute_type);
   command
       ->add_option("-i,--input", args->input,
                    "SOURCE<TAB>REFERENCE lines, or sources alone (their greedy translations are "

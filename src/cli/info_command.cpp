@@ -22,8 +22,29 @@ std::string kernels_on_this_cpu() {
   return list + " (MINIMT_KERNELS)";
 }
 
-int run_info(const std::string& model_option) {
-  auto model = load_model(model_option);
+// What each compute type runs on this CPU.
+std::string compute_types_on_this_cpu(const Model& model) {
+  std::string bf16 = compute_type_unsupported_reason(ComputeType::kBf16).empty()
+                         ? "bf16 (AVX512_BF16)"
+                         : "bf16 not here (no AVX512_BF16)";
+  return "float32 (default), int8 (" + to_string(int8_kernel_matching(model.linear_kernel())) +
+         " kernel), " + bf16;
+}
+
+std::string linear_layers_text(const Model& model) {
+  const std::string size = human_size(static_cast<long long>(model.packed_bytes()));
+  if (model.compute_type() == ComputeType::kInt8)
+    return "int8, minimt's " + to_string(model.int8_kernel()) + " kernel (" + size + ")";
+  if (model.compute_type() == ComputeType::kBf16)
+    return "bf16, minimt's avx512-bf16 kernel (" + size + ")";
+  if (model.packed_bytes())
+    return "float32, minimt's " + to_string(model.linear_kernel()) + " kernel on packed weights (" +
+           size + ")";
+  return "float32, OpenBLAS";
+}
+
+int run_info(const std::string& model_option, const std::string& compute_type) {
+  auto model = load_model(model_option, compute_type);
   const ModelConfig& c = model->config();
   std::cout << "model          " << model->directory() << "\n"
             << "architecture   encoder-decoder Transformer, " << c.encoder_layers << " + "
@@ -49,24 +70,23 @@ int run_info(const std::string& model_option) {
                           : std::string(" (detected by OpenBLAS)"))
             << "\n"
             << "blas threads   " << blas_threads() << " per matrix product\n"
-            << "linear layers  "
-            << (model->packed_bytes()
-                    ? "minimt's " + to_string(model->linear_kernel()) +
-                          " kernel on packed weights (" +
-                          human_size(static_cast<long long>(model->packed_bytes())) + ")"
-                    : std::string("OpenBLAS"))
-            << "\n"
-            << "kernels here   " << kernels_on_this_cpu() << "\n";
+            << "linear layers  " << linear_layers_text(*model) << "\n"
+            << "kernels here   " << kernels_on_this_cpu() << "\n"
+            << "compute types  " << compute_types_on_this_cpu(*model) << "\n";
   return 0;
 }
 
 }  // namespace
 
 Command add_info(CLI::App& app) {
-  auto model = std::make_shared<std::string>();
+  struct InfoArgs {
+    std::string model, compute_type = "float32";
+  };
+  auto args = std::make_shared<InfoArgs>();
   CLI::App* command = app.add_subcommand("info", "describe a model and the BLAS kernels in use");
-  add_model_option(*command, *model);
-  return {command, [model] { return run_info(*model); }};
+  add_model_option(*command, args->model);
+  add_compute_type_option(*command, args->compute_type);
+  return {command, [args] { return run_info(args->model, args->compute_type); }};
 }
 
 }  // namespace minimt::cli

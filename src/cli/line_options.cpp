@@ -22,6 +22,7 @@ void add_list_option(CLI::App& command, const std::string& name, const std::stri
 
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   add_model_option(command, args.model);
+  add_compute_type_option(command, args.compute_type);
   command
       .add_option_function<std::string>(
           "--mask-heads",

@@ -302,7 +302,7 @@ int run_lines(const LineRunArgs& args) {
   if (args.texts.empty()) reader = std::make_unique<LineReader>(args.input);
   BatchOptions options = batch_options(args, sampling_seed(args));
   check_batch_limit(options);
-  Translator translator(load_model(args.model));
+  Translator translator(load_model(args.model, args.compute_type));
   options.translate.head_mask = head_mask(args, translator.model());
   check_paths(args, translator.model(), reader.get());
   TranslateRun run(args, translator.model(), reader.get());

@@ -12,6 +12,7 @@ bool cpu_has(const char* feature) {
   if (std::string(feature) == "avx512bf16") return __builtin_cpu_supports("avx512bf16") != 0;
   if (std::string(feature) == "avx512bw") return __builtin_cpu_supports("avx512bw") != 0;
   if (std::string(feature) == "avx2") return __builtin_cpu_supports("avx2") != 0;
+  if (std::string(feature) == "fma") return __builtin_cpu_supports("fma") != 0;
 #endif
   (void)feature;
   return false;
@@ -58,8 +59,17 @@ std::string to_string(Int8Kernel kernel) {
 
 bool int8_kernel_supported(Int8Kernel kernel) {
   if (kernel == Int8Kernel::kAvx512Vnni) return cpu_has("avx512vnni") && cpu_has("avx512bw");
-  if (kernel == Int8Kernel::kAvx2) return cpu_has("avx2");
+  if (kernel == Int8Kernel::kAvx2) return cpu_has("avx2") && cpu_has("fma");
   return true;
+}
+
+Int8Kernel int8_kernel_matching(LinearKernel kernel) {
+  if (kernel == LinearKernel::kAvx512 && int8_kernel_supported(Int8Kernel::kAvx512Vnni))
+    return Int8Kernel::kAvx512Vnni;
+  if ((kernel == LinearKernel::kAvx512 || kernel == LinearKernel::kAvx2) &&
+      int8_kernel_supported(Int8Kernel::kAvx2))
+    return Int8Kernel::kAvx2;
+  return Int8Kernel::kGeneric;
 }
 
 Int8Kernel best_int8_kernel() {

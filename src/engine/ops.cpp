@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "minimt/engine/bf16_gemm.h"
+#include "minimt/engine/int8_gemm.h"
 #include "minimt/engine/packed_gemm.h"
 
 namespace minimt::ops {
@@ -36,6 +38,16 @@ uint64_t gemm_flops() {
 }
 
 void linear(const Linear& layer, const float* x, int rows, float* y) {
+  if (layer.int8) {
+    flop_counter.fetch_add(2ull * rows * layer.out * layer.in, std::memory_order_relaxed);
+    int8_linear(*layer.int8, layer.bias, x, rows, layer.in, y);
+    return;
+  }
+  if (layer.bf16) {
+    flop_counter.fetch_add(2ull * rows * layer.out * layer.in, std::memory_order_relaxed);
+    bf16_linear(*layer.bf16, layer.bias, x, rows, layer.in, y);
+    return;
+  }
   if (layer.packed) {
     flop_counter.fetch_add(2ull * rows * layer.out * layer.in, std::memory_order_relaxed);
     packed_linear(*layer.packed, layer.bias, x, rows, layer.in, y);

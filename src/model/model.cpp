@@ -65,22 +65,34 @@ void Model::tabulate_sinusoidal_positions() {
   weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
 }
 
-void Model::pack_linear_weights(LinearKernel kernel, const WeightSources& sources) {
+void Model::pack_linear_weights(const LoadOptions& options, const WeightSources& sources) {
+  const LinearKernel kernel = options.kernel;
   if (!linear_kernel_supported(kernel))
     throw Error("the " + to_string(kernel) + " kernel does not run on this CPU (it runs " +
                 to_string(best_linear_kernel()) + ")");
   kernel_ = kernel;
-  packed_ = pack_linear_layers(weights_, kernel, sources);
+  compute_type_ = options.compute_type;
+  int8_kernel_ = options.int8_kernel;
+  std::vector<Linear*> layers;
+  if (compute_type_ == ComputeType::kFloat32) {
+    packed_ = pack_linear_layers(weights_, kernel, sources);
+    layers = packed_.layers;
+  } else {
+    low_precision_ = pack_low_precision_layers(weights_, compute_type_, int8_kernel_);
+    layers = low_precision_.layers;
+  }
   // The packed copy replaces the mapped original, so resident memory stays near the file
   // size. A tied output projection is also the embedding table, which is still read.
-  for (const Linear* layer : packed_.layers) {
+  for (const Linear* layer : layers) {
     if (layer == &weights_.output && config_.tie_output) continue;
     const size_t count = static_cast<size_t>(layer->out) * layer->in;
     auto source = sources.find(layer);
-    if (source == sources.end())
-      store_.release(layer->weight, count * sizeof(float));
-    else
+    if (source != sources.end())
       store_.release(source->second.data, count * bytes_per_value(source->second.format));
+    else if (layer->weight_int8)
+      store_.release(layer->weight_int8, count);
+    else
+      store_.release(layer->weight, count * sizeof(float));
   }
 }
 
@@ -110,10 +122,9 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
   bind_options.pack_from_file =
       options.compute_type == ComputeType::kFloat32 && options.kernel != LinearKernel::kOpenblas;
   model->weights_ = bind_weights(c, model->store_, weights_file, bind_options);
-  model->pack_linear_weights(options.kernel,
-                             bind_options.pack_from_file
-                                 ? linear_weight_sources(c, model->weights_, model->store_)
-                                 : WeightSources{});
+  model->pack_linear_weights(options, bind_options.pack_from_file
+                                          ? linear_weight_sources(c, model->weights_, model->store_)
+                                          : WeightSources{});
   model->tabulate_sinusoidal_positions();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);

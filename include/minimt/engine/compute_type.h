@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "minimt/engine/packed_gemm.h"
+
 namespace minimt {
 
 enum class ComputeType { kFloat32, kInt8, kBf16 };
@@ -23,5 +25,8 @@ enum class Int8Kernel { kGeneric, kAvx2, kAvx512Vnni };
 std::string to_string(Int8Kernel kernel);
 bool int8_kernel_supported(Int8Kernel kernel);
 Int8Kernel best_int8_kernel();
+// The int8 kernel of the same instruction set as a float kernel (how MINIMT_KERNELS picks one):
+// avx512 -> VNNI (AVX2 without VNNI), avx2 -> AVX2, generic and openblas -> portable.
+Int8Kernel int8_kernel_matching(LinearKernel kernel);
 
 }  // namespace minimt

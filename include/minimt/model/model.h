@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "minimt/engine/compute_type.h"
+#include "minimt/engine/low_precision_weights.h"
 #include "minimt/engine/packed_gemm.h"
 #include "minimt/engine/packed_weights.h"
 #include "minimt/engine/weights.h"
@@ -23,6 +24,8 @@ struct LoadOptions {
   LinearKernel kernel = best_linear_kernel();
   // The number format of the Linear layers' products (float32, int8 or bf16).
   ComputeType compute_type = ComputeType::kFloat32;
+  // Who computes the int8 products (all give the same results); the default is the fastest.
+  Int8Kernel int8_kernel = best_int8_kernel();
 };
 
 struct ModelFile {
@@ -43,8 +46,10 @@ class Model {
   const Tokenizer& target_tokenizer() const { return *target_; }
   const std::vector<ModelFile>& files() const { return files_; }
   // Bytes of weights packed for minimt's own matrix kernel (0 when OpenBLAS does every product).
-  size_t packed_bytes() const { return packed_.bytes(); }
+  size_t packed_bytes() const { return packed_.bytes() + low_precision_.bytes(); }
   LinearKernel linear_kernel() const { return kernel_; }
+  ComputeType compute_type() const { return compute_type_; }
+  Int8Kernel int8_kernel() const { return int8_kernel_; }
 
  private:
   Model() = default;
@@ -56,10 +61,13 @@ class Model {
   std::vector<ModelFile> files_;
   LinearKernel kernel_ = LinearKernel::kOpenblas;
   PackedWeights packed_;
+  ComputeType compute_type_ = ComputeType::kFloat32;
+  Int8Kernel int8_kernel_ = Int8Kernel::kGeneric;
+  LowPrecisionWeights low_precision_;
 
   std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
 
-  void pack_linear_weights(LinearKernel kernel, const WeightSources& sources);
+  void pack_linear_weights(const LoadOptions& options, const WeightSources& sources);
   void tabulate_sinusoidal_positions();
 };
 

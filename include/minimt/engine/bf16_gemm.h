@@ -1,0 +1,41 @@
+// Linear layers in bfloat16: weights rounded to bf16 at load, activations at every product,
+// pairs of products summed into float lanes by vdpbf16ps (AVX512_BF16). Only CPUs with that
+// instruction run it: without it, bf16 would be slower than float32, not faster.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace minimt {
+
+// float -> bfloat16, rounded to nearest, ties to even (weights are finite).
+uint16_t float_to_bf16(float value);
+float bf16_to_float(uint16_t value);
+
+class Bf16Matrix {
+ public:
+  static constexpr int kPanel = 32;  // output columns per panel
+  // Bytes that packing an [n, k] weight takes: panels [n/32][k/2][32][2] of bf16.
+  static size_t bytes_needed(int n, int k);
+
+  // Rounds W [n, k] (float, row-major) to bf16 and packs it at storage (bytes_needed bytes).
+  // Throws Error where the CPU lacks AVX512_BF16.
+  Bf16Matrix(const float* weight, int n, int k, uint8_t* storage);
+  int rows() const { return n_; }
+  int cols() const { return k_; }
+  int pairs() const { return (k_ + 1) / 2; }
+  int panels() const { return (n_ + kPanel - 1) / kPanel; }
+  // Panel p: pairs() blocks of [32 columns][2 inputs], 128 bytes each.
+  const uint16_t* panel(int p) const { return data_ + static_cast<size_t>(p) * pairs() * 64; }
+  size_t bytes() const { return bytes_needed(n_, k_); }
+
+ private:
+  int n_, k_;
+  uint16_t* data_;
+};
+
+// y[m, n] = x[m, k] W^T + bias (bias may be null). x rows are ldx apart, y rows n apart.
+void bf16_linear(const Bf16Matrix& weight, const float* bias, const float* x, int m, int ldx,
+                 float* y);
+
+}  // namespace minimt

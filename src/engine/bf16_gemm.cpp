@@ -1,0 +1,53 @@
+#include "minimt/engine/bf16_gemm.h"
+
+#include <cstring>
+
+#include "engine/kernels/bf16_kernels.h"
+#include "minimt/base/error.h"
+#include "minimt/engine/compute_type.h"
+
+namespace minimt {
+
+uint16_t float_to_bf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  bits += 0x7fffu + ((bits >> 16) & 1u);  // round half to even on the 16 bits dropped
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+float bf16_to_float(uint16_t value) {
+  const uint32_t bits = static_cast<uint32_t>(value) << 16;
+  float result;
+  std::memcpy(&result, &bits, sizeof result);
+  return result;
+}
+
+size_t Bf16Matrix::bytes_needed(int n, int k) {
+  const size_t panels = (n + kPanel - 1) / kPanel;
+  return panels * static_cast<size_t>((k + 1) / 2) * 128;
+}
+
+Bf16Matrix::Bf16Matrix(const float* weight, int n, int k, uint8_t* storage)
+    : n_(n), k_(k), data_(reinterpret_cast<uint16_t*>(storage)) {
+  const std::string reason = compute_type_unsupported_reason(ComputeType::kBf16);
+  if (!reason.empty()) throw Error(reason);
+  std::memset(storage, 0, bytes());  // columns past n and the input past an odd k are zeros
+  for (int c = 0; c < n; ++c) {
+    uint16_t* out = data_ + static_cast<size_t>(c / kPanel) * pairs() * 64 + (c % kPanel) * 2;
+    const float* row = weight + static_cast<size_t>(c) * k;
+    for (int i = 0; i < k; ++i)
+      out[static_cast<size_t>(i / 2) * 64 + i % 2] = float_to_bf16(row[i]);
+  }
+}
+
+void bf16_linear(const Bf16Matrix& weight, const float* bias, const float* x, int m, int ldx,
+                 float* y) {
+#if defined(__x86_64__)
+  kernels::bf16_linear_avx512(weight, bias, x, m, ldx, y);
+#else
+  (void)weight, (void)bias, (void)x, (void)m, (void)ldx, (void)y;
+  throw Error(compute_type_unsupported_reason(ComputeType::kBf16));
+#endif
+}
+
+}  // namespace minimt

@@ -1,0 +1,163 @@
+// The AVX-512 VNNI int8 kernel: vpdpbusd multiplies 4 unsigned activation bytes by 4 signed
+// weight bytes and adds the 4 products to a 32-bit lane, 64 products per instruction. A panel's
+// group of 4 inputs is [32 columns][4] bytes, two 64-byte vectors. Activations arrive as q + 128
+// (unsigned), so the sums carry 128 * sum_i qw[c][i] extra, subtracted before scaling; int32
+// arithmetic wraps, so the difference is exact. Built only on x86-64; run only where the CPU
+// reports AVX512-VNNI and AVX512-BW (int8_gemm.cpp checks before packing).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/kernels/int8_kernels.h"
+
+namespace minimt::kernels {
+namespace {
+
+constexpr int kPanel = Int8Matrix::kPanel;
+#define MINIMT_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+MINIMT_VNNI inline __m512i broadcast4(const uint8_t* bytes) {
+  int32_t word;
+  std::memcpy(&word, bytes, sizeof word);
+  return _mm512_set1_epi32(word);
+}
+
+struct Dequantize {
+  const float* row_scales;  // sx, one per row
+  __m512 column_scale[2];   // sw
+  __m512i offset[2];        // 128 * sum_i qw[c][i]
+  __m512 bias[2];
+  __mmask16 mask[2];
+
+  MINIMT_VNNI Dequantize(const Int8Matrix& weight, int p, const float* all_bias, int valid,
+                         const float* scales) {
+    row_scales = scales;
+    const int column = p * kPanel;
+    mask[0] = valid >= 16 ? 0xffff : static_cast<__mmask16>((1u << valid) - 1);
+    mask[1] = valid >= 32   ? 0xffff
+              : valid <= 16 ? 0
+                            : static_cast<__mmask16>((1u << (valid - 16)) - 1);
+    for (int h = 0; h < 2; ++h) {
+      column_scale[h] = _mm512_loadu_ps(weight.scales() + column + 16 * h);
+      offset[h] = _mm512_slli_epi32(_mm512_loadu_si512(weight.sums() + column + 16 * h), 7);
+      bias[h] = all_bias ? _mm512_maskz_loadu_ps(mask[h], all_bias + column + 16 * h)
+                         : _mm512_setzero_ps();
+    }
+  }
+
+  // y = fma(float(sum - offset), sx * sw, bias), the generic kernel's arithmetic.
+  MINIMT_VNNI void store(__m512i sum, int h, int r, float* out) const {
+    const __m512 total = _mm512_cvtepi32_ps(_mm512_sub_epi32(sum, offset[h]));
+    const __m512 scale = _mm512_mul_ps(_mm512_set1_ps(row_scales[r]), column_scale[h]);
+    _mm512_mask_storeu_ps(out + 16 * h, mask[h], _mm512_fmadd_ps(total, scale, bias[h]));
+  }
+};
+
+// One row: memory-bound, so two chains of accumulators (even and odd groups) and a prefetch of
+// the panel ahead. Integer sums are exact, so the split does not change the result.
+MINIMT_VNNI void one_row(const int8_t* panel, int groups, const uint8_t* x, const Dequantize& d,
+                         int r, float* y) {
+  __m512i even0 = _mm512_setzero_si512(), even1 = even0, odd0 = even0, odd1 = even0;
+  int g = 0;
+  for (; g + 1 < groups; g += 2) {
+    const int8_t* w = panel + static_cast<size_t>(g) * 128;
+    for (int line = 0; line < 4; ++line) _mm_prefetch(w + 1024 + 64 * line, _MM_HINT_T0);
+    const __m512i a0 = broadcast4(x + 4 * g), a1 = broadcast4(x + 4 * g + 4);
+    even0 = _mm512_dpbusd_epi32(even0, a0, _mm512_loadu_si512(w));
+    even1 = _mm512_dpbusd_epi32(even1, a0, _mm512_loadu_si512(w + 64));
+    odd0 = _mm512_dpbusd_epi32(odd0, a1, _mm512_loadu_si512(w + 128));
+    odd1 = _mm512_dpbusd_epi32(odd1, a1, _mm512_loadu_si512(w + 192));
+  }
+  if (g < groups) {
+    const int8_t* w = panel + static_cast<size_t>(g) * 128;
+    const __m512i a0 = broadcast4(x + 4 * g);
+    even0 = _mm512_dpbusd_epi32(even0, a0, _mm512_loadu_si512(w));
+    even1 = _mm512_dpbusd_epi32(even1, a0, _mm512_loadu_si512(w + 64));
+  }
+  d.store(_mm512_add_epi32(even0, odd0), 0, r, y);
+  d.store(_mm512_add_epi32(even1, odd1), 1, r, y);
+}
+
+// ROWS rows against one panel: 2*ROWS accumulators, the two weight vectors loaded once per group.
+template <int ROWS>
+MINIMT_VNNI void rows_kernel(const int8_t* panel, int groups, const uint8_t* x, int stride,
+                             const Dequantize& d, int r0, float* y, int ldy) {
+  __m512i acc[ROWS][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  for (int g = 0; g < groups; ++g) {
+    const int8_t* w = panel + static_cast<size_t>(g) * 128;
+    if (ROWS <= 4)
+      for (int line = 0; line < 2; ++line) _mm_prefetch(w + 1024 + 64 * line, _MM_HINT_T0);
+    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+#pragma GCC unroll 12
+    for (int r = 0; r < ROWS; ++r) {
+      const __m512i a = broadcast4(x + static_cast<size_t>(r) * stride + 4 * g);
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, w0);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, w1);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < ROWS; ++r) {
+    d.store(acc[r][0], 0, r0 + r, y + static_cast<size_t>(r) * ldy);
+    d.store(acc[r][1], 1, r0 + r, y + static_cast<size_t>(r) * ldy);
+  }
+}
+
+using RowsKernel = void (*)(const int8_t*, int, const uint8_t*, int, const Dequantize&, int, float*,
+                            int);
+constexpr int kRowBlock = 12;  // 24 accumulators + 2 weights + a broadcast fit 32 registers
+constexpr RowsKernel kKernels[kRowBlock + 1] = {
+    nullptr,         rows_kernel<1>,  rows_kernel<2>, rows_kernel<3>, rows_kernel<4>,
+    rows_kernel<5>,  rows_kernel<6>,  rows_kernel<7>, rows_kernel<8>, rows_kernel<9>,
+    rows_kernel<10>, rows_kernel<11>, rows_kernel<12>};
+
+}  // namespace
+
+MINIMT_VNNI void int8_linear_vnni(const Int8Matrix& weight, const float* bias,
+                                  const QuantizedRows& x, float* y) {
+  const int n = weight.rows(), groups = weight.groups();
+  for (int p = 0; p < weight.panels(); ++p) {
+    const int column = p * kPanel;
+    const Dequantize d(weight, p, bias, std::min(kPanel, n - column), x.scales);
+    if (x.m == 1) {
+      one_row(weight.panel(p), groups, x.data, d, 0, y + column);
+      continue;
+    }
+    for (int r = 0; r < x.m; r += kRowBlock) {
+      const int rows = std::min(kRowBlock, x.m - r);
+      kKernels[rows](weight.panel(p), groups, x.data + static_cast<size_t>(r) * x.stride, x.stride,
+                     d, r, y + static_cast<size_t>(r) * n + column, n);
+    }
+  }
+}
+
+MINIMT_VNNI float quantize_row_avx512(const float* x, int k, int stride, bool offset, uint8_t* q) {
+  __m512 max_abs = _mm512_setzero_ps();
+  for (int i = 0; i < k; i += 16) {
+    const __mmask16 mask = k - i >= 16 ? 0xffff : static_cast<__mmask16>((1u << (k - i)) - 1);
+    max_abs = _mm512_max_ps(max_abs, _mm512_abs_ps(_mm512_maskz_loadu_ps(mask, x + i)));
+  }
+  const float largest = _mm512_reduce_max_ps(max_abs);
+  const uint8_t zero = offset ? 128 : 0;
+  if (largest == 0.0f) {
+    std::memset(q, zero, stride);
+    return 0.0f;
+  }
+  // The scalar quantize_row_int8's operations: v * (127 / max), rounded half to even (the
+  // default rounding of vcvtps2dq), clamped to [-127, 127].
+  const __m512 inverse = _mm512_set1_ps(127.0f / largest);
+  const __m512i low = _mm512_set1_epi32(-127), high = _mm512_set1_epi32(127);
+  const __m512i shift = _mm512_set1_epi32(offset ? 128 : 0);
+  for (int i = 0; i < k; i += 16) {
+    const __mmask16 mask = k - i >= 16 ? 0xffff : static_cast<__mmask16>((1u << (k - i)) - 1);
+    __m512i v = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse));
+    v = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(v, low), high), shift);
+    _mm512_mask_cvtepi32_storeu_epi8(q + i, mask, v);
+  }
+  std::memset(q + k, zero, stride - k);
+  return largest / 127.0f;
+}
+
+}  // namespace minimt::kernels

@@ -1,0 +1,61 @@
+#include "minimt/engine/low_precision_weights.h"
+
+#include "minimt/base/error.h"
+
+namespace minimt {
+
+std::vector<Linear*> model_linears(ModelWeights& weights) {
+  std::vector<Linear*> layers;
+  for (auto& layer : weights.encoder_layers)
+    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
+                           &layer.self_attn.out, &layer.fc1, &layer.fc2})
+      layers.push_back(linear);
+  for (auto& layer : weights.decoder_layers)
+    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
+                           &layer.self_attn.out, &layer.cross_attn.q, &layer.cross_attn.k,
+                           &layer.cross_attn.v, &layer.cross_attn.out, &layer.fc1, &layer.fc2})
+      layers.push_back(linear);
+  layers.push_back(&weights.output);
+  return layers;
+}
+
+size_t LowPrecisionWeights::bytes() const {
+  size_t total = 0;
+  for (const auto& matrix : int8) total += matrix.bytes();
+  for (const auto& matrix : bf16) total += matrix.bytes();
+  return total;
+}
+
+LowPrecisionWeights pack_low_precision_layers(ModelWeights& weights, ComputeType type,
+                                              Int8Kernel int8_kernel) {
+  if (type == ComputeType::kFloat32) throw Error("float32 weights are not packed here");
+  if (const std::string reason = compute_type_unsupported_reason(type); !reason.empty())
+    throw Error(reason);
+  LowPrecisionWeights packed;
+  packed.layers = model_linears(weights);
+  auto bytes_needed = [type](const Linear* layer) {
+    return type == ComputeType::kInt8 ? Int8Matrix::bytes_needed(layer->out, layer->in)
+                                      : Bf16Matrix::bytes_needed(layer->out, layer->in);
+  };
+  size_t bytes = 0;
+  for (const Linear* layer : packed.layers) bytes += bytes_needed(layer);
+  packed.arena = std::make_unique<PackedArena>((bytes + sizeof(float) - 1) / sizeof(float));
+  auto* next = reinterpret_cast<uint8_t*>(packed.arena->data());
+  for (Linear* layer : packed.layers) {
+    if (type == ComputeType::kInt8) {
+      packed.int8.push_back(
+          layer->weight_int8
+              ? Int8Matrix::from_int8(layer->weight_int8, layer->weight_scale, layer->out,
+                                      layer->in, next, int8_kernel)
+              : Int8Matrix::from_float(layer->weight, layer->out, layer->in, next, int8_kernel));
+      layer->int8 = &packed.int8.back();
+    } else {
+      packed.bf16.emplace_back(layer->weight, layer->out, layer->in, next);
+      layer->bf16 = &packed.bf16.back();
+    }
+    next += bytes_needed(layer);
+  }
+  return packed;
+}
+
+}  // namespace minimt

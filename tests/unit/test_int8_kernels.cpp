@@ -1,0 +1,251 @@
+// minimt's int8 and bf16 Linear kernels against a double-precision triple loop on the original
+// float values, within the error the quantization implies; the int8 results against the formula
+// of int8_gemm.h computed here from a quantizer written independently of minimt's; and the
+// promises: every int8 kernel gives the same bits, and a row's result does not depend on the
+// rows beside it.
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "minimt/engine/bf16_gemm.h"
+#include "minimt/engine/int8_gemm.h"
+#include "minimt/engine/packed_gemm.h"
+#include "minimt/engine/quantize.h"
+#include "test_support.h"
+
+using minimt::Int8Kernel;
+using minimt::Int8Matrix;
+
+namespace {
+
+std::vector<Int8Kernel> int8_kernels_here() {
+  std::vector<Int8Kernel> kernels;
+  for (Int8Kernel k : {Int8Kernel::kAvx512Vnni, Int8Kernel::kAvx2, Int8Kernel::kGeneric})
+    if (minimt::int8_kernel_supported(k)) kernels.push_back(k);
+  return kernels;
+}
+
+struct Product {
+  int m, n, k;
+  std::vector<float> x, w, bias;  // [m, k], [n, k], [n]
+};
+
+Product random_product(int m, int n, int k, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Product p{m,
+            n,
+            k,
+            std::vector<float>(static_cast<size_t>(m) * k),
+            std::vector<float>(static_cast<size_t>(n) * k),
+            std::vector<float>(n)};
+  for (float& v : p.x) v = normal(rng);
+  for (float& v : p.w) v = 0.1f * normal(rng);
+  for (float& v : p.bias) v = normal(rng);
+  // A row of zeros (scale 0) and an outlier, both common in real activations.
+  if (m > 2) std::fill(p.x.begin() + k, p.x.begin() + 2 * k, 0.0f);
+  if (m > 3) p.x[3 * static_cast<size_t>(k)] = 40.0f;
+  return p;
+}
+
+std::vector<float> run_int8(const Product& p, Int8Kernel kernel, bool with_bias, int rows = -1,
+                            int first_row = 0) {
+  if (rows < 0) rows = p.m;
+  minimt::PackedArena arena(Int8Matrix::bytes_needed(p.n, p.k) / sizeof(float) + 1);
+  const Int8Matrix packed = Int8Matrix::from_float(
+      p.w.data(), p.n, p.k, reinterpret_cast<uint8_t*>(arena.data()), kernel);
+  std::vector<float> y(static_cast<size_t>(rows) * p.n, -7.0f);
+  minimt::int8_linear(packed, with_bias ? p.bias.data() : nullptr,
+                      p.x.data() + static_cast<size_t>(first_row) * p.k, rows, p.k, y.data());
+  return y;
+}
+
+// The quantizer of quantize.h, written again from its comment: scale = max|v| / 127,
+// q = round half to even of v * (127 / max|v|).
+struct Quantized {
+  std::vector<int> q;
+  float scale = 0.0f;
+};
+Quantized quantize(const float* v, int count) {
+  Quantized out{std::vector<int>(count, 0), 0.0f};
+  float largest = 0.0f;
+  for (int i = 0; i < count; ++i) largest = std::max(largest, std::fabs(v[i]));
+  if (largest == 0.0f) return out;
+  const float inverse = 127.0f / largest;
+  for (int i = 0; i < count; ++i) out.q[i] = static_cast<int>(std::nearbyint(v[i] * inverse));
+  out.scale = largest / 127.0f;
+  return out;
+}
+
+// Each output against the exact float product in double, within what quantizing both sides
+// allows: |x w - sx qx sw qw| <= |x| sw/2 + |w| sx/2 + sx sw/4 per term (each side is off by at
+// most half a step), plus a few float roundings (the scales, the conversion, the fma): 1e-6 of
+// sum |x w| + |b|.
+void check_int8_against_double(const Product& p, const std::vector<float>& y, bool with_bias) {
+  int failures = 0;
+  for (int r = 0; r < p.m; ++r) {
+    const float sx = quantize(p.x.data() + static_cast<size_t>(r) * p.k, p.k).scale;
+    for (int j = 0; j < p.n; ++j) {
+      const float sw = quantize(p.w.data() + static_cast<size_t>(j) * p.k, p.k).scale;
+      double exact = with_bias ? p.bias[j] : 0.0, bound = 0.0, magnitude = 0.0;
+      for (int i = 0; i < p.k; ++i) {
+        const double x = p.x[static_cast<size_t>(r) * p.k + i],
+                     w = p.w[static_cast<size_t>(j) * p.k + i];
+        exact += x * w;
+        magnitude += std::fabs(x * w);
+        bound += std::fabs(x) * sw / 2 + std::fabs(w) * sx / 2 + double(sx) * sw / 4;
+      }
+      bound += 1e-6 * (magnitude + (with_bias ? std::fabs(p.bias[j]) : 0.0));
+      const double error = std::fabs(y[static_cast<size_t>(r) * p.n + j] - exact);
+      if (error > bound && ++failures <= 3) {
+        INFO("row " << r << " column " << j << ": " << y[static_cast<size_t>(r) * p.n + j]
+                    << " vs exact " << exact << " (bound " << bound << ")");
+        CHECK(error <= bound);
+      }
+    }
+  }
+  CHECK(failures == 0);
+}
+
+// The formula of int8_gemm.h from the test's own quantizer: the same bits, not just close.
+void check_int8_formula(const Product& p, const std::vector<float>& y, bool with_bias) {
+  int failures = 0;
+  for (int r = 0; r < p.m; ++r) {
+    const Quantized x = quantize(p.x.data() + static_cast<size_t>(r) * p.k, p.k);
+    for (int j = 0; j < p.n; ++j) {
+      const Quantized w = quantize(p.w.data() + static_cast<size_t>(j) * p.k, p.k);
+      long long sum = 0;
+      for (int i = 0; i < p.k; ++i) sum += static_cast<long long>(x.q[i]) * w.q[i];
+      const float expected =
+          std::fma(static_cast<float>(sum), x.scale * w.scale, with_bias ? p.bias[j] : 0.0f);
+      if (y[static_cast<size_t>(r) * p.n + j] != expected && ++failures <= 3) {
+        INFO("row " << r << " column " << j);
+        CHECK(y[static_cast<size_t>(r) * p.n + j] == expected);
+      }
+    }
+  }
+  CHECK(failures == 0);
+}
+
+}  // namespace
+
+TEST_CASE("int8: quantize_rows_int8 by hand", "[int8]") {
+  // max 1 -> scale 1/127; -0.5 * 127 = -63.5 rounds half to even to -64; 31.75 to 32.
+  const float w[] = {1.0f, -0.5f, 0.25f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  int8_t q[8];
+  float scales[2];
+  minimt::quantize_rows_int8(w, 2, 4, q, scales);
+  CHECK(scales[0] == 1.0f / 127.0f);
+  CHECK(std::vector<int>(q, q + 4) == std::vector<int>{127, -64, 32, 0});
+  CHECK(scales[1] == 0.0f);  // a row of zeros
+  CHECK(std::vector<int>(q + 4, q + 8) == std::vector<int>{0, 0, 0, 0});
+}
+
+TEST_CASE("int8: every kernel against double precision and the int8_gemm.h formula", "[int8]") {
+  const std::vector<Int8Kernel> kernels = int8_kernels_here();
+  REQUIRE(!kernels.empty());
+  unsigned seed = 100;
+  for (Int8Kernel kernel : kernels) {
+    INFO("kernel " << minimt::to_string(kernel));
+    for (int m = 1; m <= 14; ++m)
+      for (int n : {1, 7, 31, 33, 65, 100})
+        for (int k : {1, 2, 3, 5, 17, 64, 129}) {
+          INFO("m " << m << " n " << n << " k " << k);
+          const Product p = random_product(m, n, k, ++seed);
+          const bool with_bias = (m + n + k) % 2 == 0;
+          const std::vector<float> y = run_int8(p, kernel, with_bias);
+          check_int8_against_double(p, y, with_bias);
+          check_int8_formula(p, y, with_bias);
+        }
+    for (auto [m, n, k] : {std::tuple{1, 1200, 192}, {32, 768, 192}, {40, 1001, 515}}) {
+      INFO("large: m " << m << " n " << n << " k " << k);
+      const Product p = random_product(m, n, k, ++seed);
+      const std::vector<float> y = run_int8(p, kernel, true);
+      check_int8_against_double(p, y, true);
+      check_int8_formula(p, y, true);
+    }
+  }
+}
+
+TEST_CASE("int8: every kernel gives the same bits, whatever the rows beside", "[int8]") {
+  const std::vector<Int8Kernel> kernels = int8_kernels_here();
+  const Product p = random_product(29, 70, 131, 9);
+  const std::vector<float> first = run_int8(p, kernels.front(), true);
+  for (Int8Kernel kernel : kernels) {
+    INFO("kernel " << minimt::to_string(kernel));
+    CHECK(std::memcmp(run_int8(p, kernel, true).data(), first.data(),
+                      first.size() * sizeof(float)) == 0);
+    for (int r = 0; r < p.m; r += 5) {
+      INFO("row " << r);
+      const std::vector<float> alone = run_int8(p, kernel, true, 1, r);
+      CHECK(std::memcmp(alone.data(), first.data() + static_cast<size_t>(r) * p.n,
+                        alone.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
+TEST_CASE("int8: weights quantized in a file pack as quantized at load", "[int8]") {
+  const Product p = random_product(5, 40, 70, 3);
+  std::vector<int8_t> q(p.w.size());
+  std::vector<float> scales(p.n);
+  minimt::quantize_rows_int8(p.w.data(), p.n, p.k, q.data(), scales.data());
+  for (Int8Kernel kernel : int8_kernels_here()) {
+    minimt::PackedArena arena(Int8Matrix::bytes_needed(p.n, p.k) / sizeof(float) + 1);
+    const Int8Matrix packed = Int8Matrix::from_int8(
+        q.data(), scales.data(), p.n, p.k, reinterpret_cast<uint8_t*>(arena.data()), kernel);
+    std::vector<float> y(static_cast<size_t>(p.m) * p.n);
+    minimt::int8_linear(packed, p.bias.data(), p.x.data(), p.m, p.k, y.data());
+    const std::vector<float> from_float = run_int8(p, kernel, true);
+    CHECK(std::memcmp(y.data(), from_float.data(), y.size() * sizeof(float)) == 0);
+  }
+}
+
+TEST_CASE("bf16: rounding to bfloat16 by hand", "[bf16]") {
+  CHECK(minimt::float_to_bf16(1.0f) == 0x3f80);
+  CHECK(minimt::float_to_bf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);      // a tie: to even
+  CHECK(minimt::float_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3f82);  // a tie: to even
+  CHECK(minimt::float_to_bf16(1.0f + 5 * std::ldexp(1.0f, -9)) == 0x3f81);  // above half: up
+  CHECK(minimt::float_to_bf16(-2.5f) == 0xc020);
+  CHECK(minimt::bf16_to_float(0x3f81) == 1.0f + std::ldexp(1.0f, -7));
+}
+
+TEST_CASE("bf16: the kernel against double precision, or a refusal", "[bf16]") {
+  const std::string reason = minimt::compute_type_unsupported_reason(minimt::ComputeType::kBf16);
+  if (!reason.empty()) {  // this CPU has no AVX512_BF16: packing must refuse and say why
+    std::vector<float> w(8, 1.0f);
+    std::vector<uint8_t> storage(minimt::Bf16Matrix::bytes_needed(2, 4));
+    CHECK_THROWS_WITH(minimt::Bf16Matrix(w.data(), 2, 4, storage.data()),
+                      Catch::Contains("AVX512_BF16"));
+    return;
+  }
+  unsigned seed = 500;
+  for (int m : {1, 2, 5, 12, 13, 31})
+    for (auto [n, k] : {std::pair{1, 1}, {7, 2}, {33, 3}, {65, 64}, {100, 129}, {1001, 515}}) {
+      INFO("m " << m << " n " << n << " k " << k);
+      const Product p = random_product(m, n, k, ++seed);
+      minimt::PackedArena arena(minimt::Bf16Matrix::bytes_needed(n, k) / sizeof(float) + 1);
+      const minimt::Bf16Matrix packed(p.w.data(), n, k, reinterpret_cast<uint8_t*>(arena.data()));
+      std::vector<float> y(static_cast<size_t>(m) * n);
+      minimt::bf16_linear(packed, p.bias.data(), p.x.data(), m, k, y.data());
+      // Rounding x and w to 8 significant bits costs at most 2^-8 of each, so 2^-7 + 2^-16 of
+      // each product; the float sums add (k + 4) 2^-24 of sum |x w| + |b|.
+      int failures = 0;
+      for (int r = 0; r < m; ++r)
+        for (int j = 0; j < n; ++j) {
+          double exact = p.bias[j], magnitude = 0.0;
+          for (int i = 0; i < k; ++i) {
+            const double term = double(p.x[size_t(r) * k + i]) * p.w[size_t(j) * k + i];
+            exact += term;
+            magnitude += std::fabs(term);
+          }
+          const double bound = magnitude * (std::ldexp(1.0, -7) + std::ldexp(1.0, -16)) +
+                               (k + 4) * std::ldexp(1.0, -24) * (magnitude + std::fabs(p.bias[j]));
+          if (std::fabs(y[size_t(r) * n + j] - exact) > bound && ++failures <= 3) {
+            INFO("row " << r << " column " << j << ": " << y[size_t(r) * n + j] << " vs " << exact);
+            CHECK(std::fabs(y[size_t(r) * n + j] - exact) <= bound);
+          }
+        }
+      CHECK(failures == 0);
+    }
+}

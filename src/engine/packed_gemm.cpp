@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <new>
+#include <vector>
 
 #include "engine/kernels/packed_kernels.h"
 #include "minimt/base/error.h"
+#include "minimt/base/half_float.h"
 
 namespace minimt {
 
@@ -73,21 +76,68 @@ PackedArena::~PackedArena() {
   std::free(data_);
 }
 
+namespace {
+
+// Rows [columns, k] of the panel at out ([k][32]): writes in order, reads 32 rows side by side
+// (a few times faster than the other way round). Columns past n are zeros, so the kernels need
+// no edge case inside the loop.
+void pack_panel(const float* rows, int columns, int k, float* out) {
+  constexpr int kPanel = PackedMatrix::kPanel;
+  for (int i = 0; i < k; ++i) {
+    float* line = out + static_cast<size_t>(i) * kPanel;
+    for (int j = 0; j < columns; ++j) line[j] = rows[static_cast<size_t>(j) * k + i];
+    for (int j = columns; j < kPanel; ++j) line[j] = 0.0f;
+  }
+}
+
+// `count` values of `source` starting at value `first` (row `row` for kI8) as floats.
+void widen(const WeightSource& source, size_t first, size_t count, int row, int k, float* out) {
+  const auto* bytes = static_cast<const uint8_t*>(source.data);
+  switch (source.format) {
+    case WeightSource::Format::kF32:
+      std::memcpy(out, bytes + first * 4, count * sizeof(float));
+      return;
+    case WeightSource::Format::kF16:
+      return widen_halves(bytes + first * 2, count, out);
+    case WeightSource::Format::kBf16:
+      for (size_t i = 0; i < count; ++i) {
+        const uint8_t* p = bytes + (first + i) * 2;
+        const uint32_t bits = static_cast<uint32_t>(p[0] | p[1] << 8) << 16;
+        std::memcpy(out + i, &bits, sizeof bits);
+      }
+      return;
+    case WeightSource::Format::kI8:
+      for (size_t i = 0; i < count; ++i) {
+        const float scale = source.scale[row + static_cast<int>(i / static_cast<size_t>(k))];
+        out[i] = static_cast<float>(static_cast<int8_t>(bytes[first + i])) * scale;
+      }
+      return;
+  }
+}
+
+}  // namespace
+
 PackedMatrix::PackedMatrix(const float* weight, int n, int k, float* storage, LinearKernel kernel)
+    : PackedMatrix(WeightSource{WeightSource::Format::kF32, weight, nullptr}, n, k, storage,
+                   kernel) {}
+
+PackedMatrix::PackedMatrix(const WeightSource& weight, int n, int k, float* storage,
+                           LinearKernel kernel)
     : n_(n), k_(k), data_(storage), kernel_(kernel) {
   if (kernel == LinearKernel::kOpenblas || !linear_kernel_supported(kernel))
     throw Error("cannot pack weights for the " + to_string(kernel) + " kernel on this CPU");
+  std::vector<float> rows;  // one panel's rows as floats, unless the source is float32
   for (int p = 0; p < panels(); ++p) {
     float* out = data_ + static_cast<size_t>(p) * k * kPanel;  // [k][32]
     const int columns = std::min(kPanel, n - p * kPanel);
-    const float* rows = weight + static_cast<size_t>(p) * kPanel * k;
-    // Writes in order, reads 32 rows side by side: a few times faster than the other way round.
-    // Columns past n are zeros, so the kernels need no edge case inside the loop.
-    for (int i = 0; i < k; ++i) {
-      float* line = out + static_cast<size_t>(i) * kPanel;
-      for (int j = 0; j < columns; ++j) line[j] = rows[static_cast<size_t>(j) * k + i];
-      for (int j = columns; j < kPanel; ++j) line[j] = 0.0f;
+    const size_t first = static_cast<size_t>(p) * kPanel * k;
+    if (weight.format == WeightSource::Format::kF32) {
+      pack_panel(static_cast<const float*>(weight.data) + first, columns, k, out);
+      continue;
     }
+    rows.resize(static_cast<size_t>(columns) * k);
+    widen(weight, first, rows.size(), p * kPanel, k, rows.data());
+    pack_panel(rows.data(), columns, k, out);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "minimt/engine/packed_weights.h"
 
+#include "minimt/base/error.h"
+
 namespace minimt {
 
 size_t PackedWeights::bytes() const {
@@ -8,7 +10,8 @@ size_t PackedWeights::bytes() const {
   return total;
 }
 
-PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel) {
+PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel,
+                                 const WeightSources& sources) {
   PackedWeights packed;
   if (kernel == LinearKernel::kOpenblas) return packed;
   for (auto& layer : weights.encoder_layers)
@@ -28,7 +31,13 @@ PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel) {
   packed.arena = std::make_unique<PackedArena>(floats);
   float* next = packed.arena->data();
   for (Linear* layer : packed.layers) {
-    packed.matrices.emplace_back(layer->weight, layer->out, layer->in, next, kernel);
+    auto source = sources.find(layer);
+    if (source != sources.end())
+      packed.matrices.emplace_back(source->second, layer->out, layer->in, next, kernel);
+    else if (layer->weight)
+      packed.matrices.emplace_back(layer->weight, layer->out, layer->in, next, kernel);
+    else
+      throw Error("a Linear layer has neither a float32 weight nor a source to pack it from");
     next += PackedMatrix::floats_needed(layer->out, layer->in);
     layer->packed = &packed.matrices.back();
   }

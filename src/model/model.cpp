@@ -35,6 +35,19 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& dir, const std::str
   return tokenizer;
 }
 
+size_t bytes_per_value(WeightSource::Format format) {
+  switch (format) {
+    case WeightSource::Format::kF32:
+      return 4;
+    case WeightSource::Format::kF16:
+    case WeightSource::Format::kBf16:
+      return 2;
+    case WeightSource::Format::kI8:
+      return 1;
+  }
+  return 4;
+}
+
 }  // namespace
 
 void Model::tabulate_sinusoidal_positions() {
@@ -52,7 +65,7 @@ void Model::tabulate_sinusoidal_positions() {
   weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
 }
 
-void Model::pack_linear_weights(const LoadOptions& options) {
+void Model::pack_linear_weights(const LoadOptions& options, const WeightSources& sources) {
   const LinearKernel kernel = options.kernel;
   if (!linear_kernel_supported(kernel))
     throw Error("the " + to_string(kernel) + " kernel does not run on this CPU (it runs " +
@@ -62,7 +75,7 @@ void Model::pack_linear_weights(const LoadOptions& options) {
   int8_kernel_ = options.int8_kernel;
   std::vector<Linear*> layers;
   if (compute_type_ == ComputeType::kFloat32) {
-    packed_ = pack_linear_layers(weights_, kernel);
+    packed_ = pack_linear_layers(weights_, kernel, sources);
     layers = packed_.layers;
   } else {
     low_precision_ = pack_low_precision_layers(weights_, compute_type_, int8_kernel_);
@@ -70,9 +83,17 @@ void Model::pack_linear_weights(const LoadOptions& options) {
   }
   // The packed copy replaces the mapped original, so resident memory stays near the file
   // size. A tied output projection is also the embedding table, which is still read.
-  for (const Linear* layer : layers)
-    if (layer != &weights_.output || !config_.tie_output)
-      store_.release(layer->weight, static_cast<int64_t>(layer->out) * layer->in);
+  for (const Linear* layer : layers) {
+    if (layer == &weights_.output && config_.tie_output) continue;
+    const size_t count = static_cast<size_t>(layer->out) * layer->in;
+    auto source = sources.find(layer);
+    if (source != sources.end())
+      store_.release(source->second.data, count * bytes_per_value(source->second.format));
+    else if (layer->weight_int8)
+      store_.release(layer->weight_int8, count);
+    else
+      store_.release(layer->weight, count * sizeof(float));
+  }
 }
 
 std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options) {
@@ -94,8 +115,16 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
   } else {
     read_inline_tensors(c.inline_weights, config_path, model->store_);
   }
-  model->weights_ = bind_weights(c, model->store_, weights_file);
-  model->pack_linear_weights(options);
+  // Float32 compute on minimt's kernel packs every Linear weight straight from the mapped file
+  // (F16, BF16 and I8 ones widened panel by panel): no float32 copy of them is ever made.
+  BindOptions bind_options;
+  bind_options.compute_type = options.compute_type;
+  bind_options.pack_from_file =
+      options.compute_type == ComputeType::kFloat32 && options.kernel != LinearKernel::kOpenblas;
+  model->weights_ = bind_weights(c, model->store_, weights_file, bind_options);
+  model->pack_linear_weights(options, bind_options.pack_from_file
+                                          ? linear_weight_sources(c, model->weights_, model->store_)
+                                          : WeightSources{});
   model->tabulate_sinusoidal_positions();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);

@@ -27,17 +27,35 @@ uint16_t load_u16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
 }
 
+// Index of the first half (F16: exponent 0x7c00, BF16: 0x7f80) whose exponent bits are all set,
+// an infinity or a NaN, or -1. Blocks are tested without branches (vectorized), as floats are.
+int64_t first_non_finite_half(const uint8_t* data, int64_t count, uint16_t exponent) {
+  constexpr int64_t kBlock = 4096;
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t end = std::min(count, start + kBlock);
+    bool any = false;
+    for (int64_t i = start; i < end; ++i) any |= (load_u16(data + 2 * i) & exponent) == exponent;
+    if (!any) continue;
+    for (int64_t i = start; i < end; ++i)
+      if ((load_u16(data + 2 * i) & exponent) == exponent) return i;
+  }
+  return -1;
+}
+
 struct Entry {
   std::string name;
-  std::string dtype;
+  DType dtype = DType::kF32;
   Shape shape;
   uint64_t begin = 0, end = 0;
 };
 
-size_t dtype_size(const std::string& dtype) {
-  if (dtype == "F32") return 4;
-  if (dtype == "F16" || dtype == "BF16") return 2;
-  return 0;
+bool parse_dtype(const std::string& text, DType& dtype) {
+  for (DType known : {DType::kF32, DType::kF16, DType::kBf16, DType::kI8})
+    if (text == to_string(known)) {
+      dtype = known;
+      return true;
+    }
+  return false;
 }
 
 Entry parse_entry(const std::string& path, const std::string& name, const nlohmann::json& info,
@@ -49,9 +67,10 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
   entry.name = name;
   if (!info.is_object()) fail("has a header entry that is not an object");
   if (!info.contains("dtype") || !info["dtype"].is_string()) fail("has no dtype");
-  entry.dtype = info["dtype"].get<std::string>();
-  size_t size = dtype_size(entry.dtype);
-  if (size == 0) fail("has dtype " + printable(entry.dtype) + "; minimt reads F32, F16 and BF16");
+  const std::string dtype = info["dtype"].get<std::string>();
+  if (!parse_dtype(dtype, entry.dtype))
+    fail("has dtype " + printable(dtype) + "; minimt reads F32, F16, BF16 and I8");
+  const size_t size = dtype_bytes(entry.dtype);
   if (!info.contains("shape") || !info["shape"].is_array()) fail("has no shape");
   for (const auto& dim : info["shape"]) {
     if (!dim.is_number_unsigned()) fail("has a shape entry that is not a non-negative integer");
@@ -70,35 +89,51 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
   if (count < 0 || static_cast<uint64_t>(count) > data_size ||
       entry.end - entry.begin != static_cast<uint64_t>(count) * size)
     fail("has " + std::to_string(entry.end - entry.begin) + " bytes but shape " +
-         shape_to_string(entry.shape) + " of " + entry.dtype + " needs " +
+         shape_to_string(entry.shape) + " of " + to_string(entry.dtype) + " needs " +
          (count < 0 ? std::string("more than fits") : std::to_string(count * size)));
   return entry;
 }
 
-// Adds one tensor (F32 in place when aligned, else widened or copied), refusing NaN and
-// infinities: one would spread through every sum and turn each translation into padding.
+[[noreturn]] void fail_non_finite(const std::string& path, const Entry& entry, float value,
+                                  int64_t index) {
+  throw ModelError(path, "tensor '" + printable(entry.name) + "' holds " + non_finite_text(value) +
+                             " at element " + std::to_string(index) + " (" +
+                             to_string(entry.dtype) + "); weights must be finite");
+}
+
+// Adds one tensor, refusing NaN and infinities: one would spread through every sum and turn each
+// translation into padding. F32 is used in place when aligned (else copied); F16 and BF16 stay in
+// the mapping, checked here on their bits and widened only if asked for (TensorStore::find); I8
+// (a quantized Linear weight, checked by the weight binding) is used in place.
 void add_tensor(const std::string& path, const Entry& entry, const uint8_t* source,
                 TensorStore& store) {
   const size_t count = static_cast<size_t>(element_count(entry.shape));
-  const float* floats = nullptr;
-  if (entry.dtype == "F32" && reinterpret_cast<uintptr_t>(source) % alignof(float) == 0) {
-    floats = reinterpret_cast<const float*>(source);
+  if (entry.dtype == DType::kF16 || entry.dtype == DType::kBf16) {
+    const bool f16 = entry.dtype == DType::kF16;
+    const int64_t bad =
+        first_non_finite_half(source, static_cast<int64_t>(count), f16 ? 0x7c00 : 0x7f80);
+    if (bad >= 0) {
+      const uint16_t half = load_u16(source + 2 * bad);
+      fail_non_finite(path, entry, f16 ? half_to_float(half) : bf16_to_float(half), bad);
+    }
+    store.add_raw(entry.name, entry.shape, entry.dtype, source);
+    return;
+  }
+  if (entry.dtype == DType::kI8) {
+    store.add_raw(entry.name, entry.shape, entry.dtype, source);
+    return;
+  }
+  const float* floats = reinterpret_cast<const float*>(source);
+  if (reinterpret_cast<uintptr_t>(source) % alignof(float) == 0) {
     store.add_view(entry.name, entry.shape, floats);  // used in place, straight from the mapping
   } else {
     std::vector<float> values(count);
-    if (entry.dtype == "F32")
-      std::memcpy(values.data(), source, count * sizeof(float));
-    else if (entry.dtype == "F16")
-      widen_halves(source, count, values.data());
-    else
-      for (size_t i = 0; i < count; ++i) values[i] = bf16_to_float(load_u16(source + 2 * i));
+    std::memcpy(values.data(), source, count * sizeof(float));
     floats = values.data();  // the buffer moves into the store, its data stays put
     store.add_owned(entry.name, entry.shape, std::move(values));
   }
   if (int64_t bad = first_non_finite(floats, static_cast<int64_t>(count)); bad >= 0)
-    throw ModelError(path, "tensor '" + printable(entry.name) + "' holds " +
-                               non_finite_text(floats[bad]) + " at element " + std::to_string(bad) +
-                               " (" + entry.dtype + "); weights must be finite");
+    fail_non_finite(path, entry, floats[bad], bad);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "minimt/base/error.h"
+#include "minimt/base/half_float.h"
 #include "minimt/model/untrusted_json.h"
 
 namespace minimt {
@@ -29,6 +30,24 @@ int64_t element_count(const Shape& shape) {
     count *= dim;
   }
   return count;
+}
+
+std::string to_string(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "F32";
+    case DType::kF16:
+      return "F16";
+    case DType::kBf16:
+      return "BF16";
+    case DType::kI8:
+      return "I8";
+  }
+  return "unknown";
+}
+
+size_t dtype_bytes(DType dtype) {
+  return dtype == DType::kF32 ? 4 : dtype == DType::kI8 ? 1 : 2;
 }
 
 namespace {
@@ -92,7 +111,16 @@ MappedFile::~MappedFile() {
 }
 
 void TensorStore::add_view(const std::string& name, Shape shape, const float* data) {
-  tensors_[name] = TensorView{std::move(shape), data};
+  tensors_[name] = TensorView{std::move(shape), data, DType::kF32, data};
+}
+
+void TensorStore::add_raw(const std::string& name, Shape shape, DType dtype, const void* raw) {
+  tensors_[name] = TensorView{std::move(shape), nullptr, dtype, raw};
+}
+
+const float* TensorStore::own(std::vector<float> values) const {
+  owned_.push_back(std::move(values));
+  return owned_.back().data();
 }
 
 void TensorStore::add_owned(const std::string& name, Shape shape, std::vector<float> values) {
@@ -100,16 +128,35 @@ void TensorStore::add_owned(const std::string& name, Shape shape, std::vector<fl
   add_view(name, std::move(shape), owned_.back().data());
 }
 
-void TensorStore::release(const float* data, int64_t count) const {
-  const auto* begin = reinterpret_cast<const uint8_t*>(data);
+void TensorStore::release(const void* data, size_t bytes) const {
+  const auto* begin = static_cast<const uint8_t*>(data);
   for (const auto& file : files_)
-    if (begin >= file->data() && begin < file->data() + file->size())
-      file->release(begin, static_cast<size_t>(count) * sizeof(float));
+    if (begin >= file->data() && begin < file->data() + file->size()) file->release(begin, bytes);
+}
+
+const TensorView* TensorStore::stored(const std::string& name) const {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
 }
 
 const TensorView* TensorStore::find(const std::string& name) const {
   auto it = tensors_.find(name);
-  return it == tensors_.end() ? nullptr : &it->second;
+  if (it == tensors_.end()) return nullptr;
+  TensorView& view = it->second;
+  if (view.data || view.dtype == DType::kI8) return &view;
+  const size_t count = static_cast<size_t>(element_count(view.shape));
+  std::vector<float> values(count);
+  const auto* source = static_cast<const uint8_t*>(view.raw);
+  if (view.dtype == DType::kF16) {
+    widen_halves(source, count, values.data());
+  } else {  // BF16: the top half of a float32
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(source[2 * i] | source[2 * i + 1] << 8) << 16;
+      std::memcpy(&values[i], &bits, sizeof bits);
+    }
+  }
+  view.data = own(std::move(values));
+  return &view;
 }
 
 void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,

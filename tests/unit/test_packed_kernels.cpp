@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "minimt/base/half_float.h"
 #include "minimt/engine/packed_gemm.h"
 #include "test_support.h"
 
@@ -159,4 +160,37 @@ TEST_CASE("packed kernels: names, and a kernel the CPU lacks is refused", "[kern
   CHECK(minimt::linear_kernel_supported(minimt::best_linear_kernel()));
   std::vector<float> w(4, 1.0f), storage(PackedMatrix::floats_needed(2, 2));
   CHECK_THROWS(PackedMatrix(w.data(), 2, 2, storage.data(), LinearKernel::kOpenblas));
+}
+
+TEST_CASE("packed kernels: packing from F16, BF16 and I8 equals packing their float32 values",
+          "[kernels]") {
+  const int n = 45, k = 19;  // a partial panel, odd k
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  std::vector<uint16_t> halves(n * k), brains(n * k);
+  std::vector<int8_t> q(n * k);
+  std::vector<float> scale(n), from_half(n * k), from_brain(n * k), from_q(n * k);
+  for (int i = 0; i < n * k; ++i) {
+    halves[i] = minimt::float_to_half(uniform(rng));
+    from_half[i] = minimt::half_to_float(halves[i]);
+    brains[i] = static_cast<uint16_t>(halves[i] ^ (i * 40503u));
+    brains[i] = static_cast<uint16_t>((brains[i] & 0x807f) | 0x3f00);  // finite, near 1
+    const uint32_t bits = static_cast<uint32_t>(brains[i]) << 16;
+    std::memcpy(&from_brain[i], &bits, 4);
+    q[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  }
+  for (int o = 0; o < n; ++o) scale[o] = 0.001f * static_cast<float>(o + 1) / 3.0f;
+  for (int i = 0; i < n * k; ++i) from_q[i] = static_cast<float>(q[i]) * scale[i / k];
+  using Format = minimt::WeightSource::Format;
+  const std::vector<std::pair<minimt::WeightSource, const std::vector<float>*>> cases = {
+      {{Format::kF16, halves.data(), nullptr}, &from_half},
+      {{Format::kBf16, brains.data(), nullptr}, &from_brain},
+      {{Format::kI8, q.data(), scale.data()}, &from_q}};
+  for (LinearKernel kernel : kernels_here())
+    for (const auto& [source, floats] : cases) {
+      std::vector<float> a(PackedMatrix::floats_needed(n, k)), b(a.size());
+      PackedMatrix(source, n, k, a.data(), kernel);
+      PackedMatrix(floats->data(), n, k, b.data(), kernel);
+      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    }
 }

@@ -381,3 +381,33 @@ TEST_CASE("first_non_finite finds the first bad value in any block", "[safetenso
   std::vector<float> tiny = {std::numeric_limits<float>::denorm_min(), -0.0f, 0.0f};
   CHECK(first_non_finite(tiny.data(), 3) == -1);
 }
+
+TEST_CASE("safetensors: I8 tensors are kept as stored, F16 widened only when found",
+          "[safetensors]") {
+  TempDir dir;
+  const std::string q = {'\x7f', '\x81', '\x00', '\x05', '\xfe', '\x01'};  // 127 -127 0 5 -2 1
+  json header = {{"a.weight", entry("I8", {2, 3}, 4, 10)}, {"h", entry("F16", {2}, 0, 4)}};
+  const std::string path = dir.file("model.safetensors");
+  minimt::test::write_file(path, safetensors_bytes(header, u16_bytes({0x3c00, 0xc000}) + q));
+  TensorStore store;
+  read_safetensors(path, store);
+  const TensorView* weight = store.stored("a.weight");
+  REQUIRE(weight != nullptr);
+  CHECK(weight->dtype == DType::kI8);
+  CHECK(weight->shape == Shape{2, 3});
+  CHECK(weight->data == nullptr);
+  const auto* values = static_cast<const int8_t*>(weight->raw);
+  CHECK(std::vector<int>(values, values + 6) == std::vector<int>{127, -127, 0, 5, -2, 1});
+  CHECK(store.find("a.weight")->data == nullptr);  // never widened: the binding dequantizes
+  CHECK(store.stored("h")->data == nullptr);
+  CHECK(store.stored("h")->dtype == DType::kF16);
+  CHECK(values_of(store, "h") == std::vector<float>{1.0f, -2.0f});
+  CHECK(store.stored("h")->data != nullptr);  // widened once, kept
+}
+
+TEST_CASE("safetensors: I8 byte counts are checked like any dtype's", "[safetensors]") {
+  TempDir dir;
+  json header = {{"a.weight", entry("I8", {2, 3}, 0, 5)}};
+  CHECK_THAT(read_error(dir, safetensors_bytes(header, std::string(5, '\0'))),
+             Catch::Contains("tensor 'a.weight' has 5 bytes but shape [2, 3] of I8 needs 6"));
+}

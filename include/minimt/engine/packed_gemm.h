@@ -46,6 +46,16 @@ class PackedArena {
   size_t bytes_ = 0;
 };
 
+// A Linear weight [n, k] as its file stores it, so that packing reads it straight from the
+// mapping with no float32 copy in between: float32, IEEE half, bfloat16, or int8 with one scale
+// per row (w = q * scale, in float: the same values as dequantizing first).
+struct WeightSource {
+  enum class Format { kF32, kF16, kBf16, kI8 };
+  Format format = Format::kF32;
+  const void* data = nullptr;    // n * k values of that format, little-endian, row-major
+  const float* scale = nullptr;  // [n], kI8 only
+};
+
 class PackedMatrix {
  public:
   static constexpr int kPanel = 32;  // output columns per panel: two AVX-512 or four AVX2 vectors
@@ -59,6 +69,9 @@ class PackedMatrix {
   // which must hold floats_needed(n, k) and outlive this matrix. `kernel` (not kOpenblas) is
   // the one packed_linear() will run.
   PackedMatrix(const float* weight, int n, int k, float* storage, LinearKernel kernel);
+  // The same from a weight as stored in a file: each panel's rows are widened into a small
+  // buffer, then packed, so the source is read once, in order.
+  PackedMatrix(const WeightSource& weight, int n, int k, float* storage, LinearKernel kernel);
   int rows() const { return n_; }  // n: outputs
   int cols() const { return k_; }  // k: inputs
   LinearKernel kernel() const { return kernel_; }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -18,9 +19,14 @@ struct PackedWeights {
   size_t bytes() const;
 };
 
+// Where a Linear's weight is read from when packing, if not from its float32 `weight`.
+using WeightSources = std::map<const Linear*, WeightSource>;
+
 // Packs every Linear of `weights` (attention projections, feed-forward, output) for `kernel`
-// and points each one's `packed` at its copy. kOpenblas packs nothing. The caller keeps the
+// and points each one's `packed` at its copy, reading each weight from `sources` when listed
+// there (a layer whose `weight` is null must be). kOpenblas packs nothing. The caller keeps the
 // result alive as long as `weights` is used.
-PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel);
+PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel,
+                                 const WeightSources& sources = {});
 
 }  // namespace minimt

@@ -67,7 +67,7 @@ class Model {
 
   std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
 
-  void pack_linear_weights(const LoadOptions& options);
+  void pack_linear_weights(const LoadOptions& options, const WeightSources& sources);
   void tabulate_sinusoidal_positions();
 };
 

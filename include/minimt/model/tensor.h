@@ -1,4 +1,6 @@
-// TensorStore: named float tensors, either views into a memory-mapped file or owned buffers.
+// TensorStore: named tensors, either views into a memory-mapped file or owned buffers. Float
+// tensors read as float32; F16 and BF16 ones are widened the first time find() is asked for them,
+// so a weight packed straight from the file (stored()) never gets a float32 copy.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +18,18 @@ using Shape = std::vector<int64_t>;
 std::string shape_to_string(const Shape& shape);
 int64_t element_count(const Shape& shape);
 
+// How a tensor is stored in its file (inline tensors and owned buffers are kF32).
+enum class DType { kF32, kF16, kBf16, kI8 };
+std::string to_string(DType dtype);
+size_t dtype_bytes(DType dtype);
+
 struct TensorView {
   Shape shape;
-  const float* data = nullptr;  // row-major, element_count(shape) floats
+  // Row-major, element_count(shape) floats; null for an I8 tensor, and for an F16 or BF16 one
+  // until find() widens it.
+  const float* data = nullptr;
+  DType dtype = DType::kF32;
+  const void* raw = nullptr;  // the values as stored (dtype), little-endian; == data for F32
 };
 
 // A read-only memory mapping of a whole file.
@@ -48,21 +59,30 @@ class TensorStore {
  public:
   // Adds a view into memory that the store keeps alive (a mapping or an owned buffer).
   void add_view(const std::string& name, Shape shape, const float* data);
+  // Adds a view of values stored as `dtype` (F16, BF16: widened on first find(); I8: never).
+  void add_raw(const std::string& name, Shape shape, DType dtype, const void* raw);
   // Adds a tensor whose values the store owns.
   void add_owned(const std::string& name, Shape shape, std::vector<float> values);
   void keep_alive(std::shared_ptr<MappedFile> file) { files_.push_back(std::move(file)); }
 
+  // The tensor, with `data` set for every float dtype (widening an F16 or BF16 one once, here:
+  // the store's contents are fixed, only their float32 form is made on demand). Null if absent.
   const TensorView* find(const std::string& name) const;
+  // The tensor as stored, without widening it. Null if absent.
+  const TensorView* stored(const std::string& name) const;
+  // Keeps `values` alive as long as the store and returns them (a dequantized weight).
+  const float* own(std::vector<float> values) const;
 
-  // Tells the kernel that count floats at data, if they lie in a mapped file, will not be read
+  // Tells the kernel that `bytes` at data, if they lie in a mapped file, will not be read
   // again soon (they were copied elsewhere), so their pages stop counting as resident memory.
   // Reading them later is still correct: the pages come back from the file.
-  void release(const float* data, int64_t count) const;
+  void release(const void* data, size_t bytes) const;
   const std::map<std::string, TensorView>& all() const { return tensors_; }
 
  private:
-  std::map<std::string, TensorView> tensors_;
-  std::deque<std::vector<float>> owned_;  // deque: growing it never moves earlier buffers
+  // mutable: find() fills in the float32 form of F16 and BF16 tensors when first asked.
+  mutable std::map<std::string, TensorView> tensors_;
+  mutable std::deque<std::vector<float>> owned_;  // deque: growing it never moves earlier buffers
   std::vector<std::shared_ptr<MappedFile>> files_;
 };
 

@@ -3,6 +3,9 @@
 // bad model, an unreadable file: an Error caught here; a line that translate could not
 // translate: the status its run returns) and 2 on a usage error.
 #include <CLI/CLI.hpp>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <iostream>
 #include <new>
 #include <system_error>
@@ -25,6 +28,12 @@ int main(int argc, char** argv) {
   // minimt's matrices are small: threads inside one product cost more than they give, so
   // parallelism comes from translating sentences side by side instead.
   minimt::set_blas_threads(1);
+#ifdef __GLIBC__
+  // Every batch allocates and frees its working buffers; by default glibc hands the freed top
+  // of a thread's heap back to the kernel, and the next batch pays the page faults and zeroing
+  // again (half the CPU time of a held-out run). Keep up to 256 MB free for reuse instead.
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 
   CLI::App app{"minimt: run encoder-decoder Transformer translators and look inside them"};
   const std::string version = std::string("minimt ") + MINIMT_VERSION;

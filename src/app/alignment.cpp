@@ -240,8 +240,8 @@ int resolve_layer(int layer, const std::vector<int>& heads, int layers, int head
 
 }  // namespace
 
-void check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads) {
-  resolve_layer(options.layer, options.heads, decoder_layers, heads);
+int check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads) {
+  return resolve_layer(options.layer, options.heads, decoder_layers, heads);
 }
 
 WeightMatrix average_cross_attention(const AttentionRecord& record, int layer,

@@ -15,8 +15,11 @@ struct Translator::Job {
 };
 
 // A record for a sentence of source_length pieces, filled by the passes that run it.
-inline std::shared_ptr<AttentionRecord> empty_record(const ModelConfig& c, int source_length) {
+// cross_only_layer >= 0: it keeps only that decoder layer's cross attention.
+inline std::shared_ptr<AttentionRecord> empty_record(const ModelConfig& c, int source_length,
+                                                     int cross_only_layer) {
   auto record = std::make_shared<AttentionRecord>();
+  record->cross_only_layer = cross_only_layer;
   record->encoder_layers = c.encoder_layers;
   record->decoder_layers = c.decoder_layers;
   record->heads = c.num_heads;

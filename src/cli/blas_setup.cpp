@@ -15,6 +15,9 @@ void ensure_fast_blas_kernels(char** argv) {
   if (core.empty()) return;
   // Setting the variable first also guarantees the new process does not re-execute again.
   setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  // minimt runs every product on one thread: the new process need not start OpenBLAS's pool
+  // (set_blas_threads(1) ends it where it was started).
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);
   execv("/proc/self/exe", argv);
   // execv returned: keep running on the kernels already loaded.
 }

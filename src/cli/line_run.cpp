@@ -306,6 +306,12 @@ int run_lines(const LineRunArgs& args) {
   options.translate.head_mask = head_mask(args, translator.model());
   check_paths(args, translator.model(), reader.get());
   TranslateRun run(args, translator.model(), reader.get());
+  if (args.align && args.dump_attention.empty() && args.view.empty()) {
+    // The alignment alone reads the attention: record only the cross attention it averages.
+    const ModelConfig& c = translator.model().config();
+    options.translate.record_cross_only = check_alignment_options(
+        alignment_options(args, translator.model()), c.decoder_layers, c.num_heads);
+  }
 
   BatchCallbacks callbacks;
   callbacks.render = [&](LineBatch& batch) { run.render(batch); };

@@ -3,6 +3,9 @@
 // bad model, an unreadable file: an Error caught here; a line that translate could not
 // translate: the status its run returns) and 2 on a usage error.
 #include <CLI/CLI.hpp>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <iostream>
 #include <new>
 #include <system_error>

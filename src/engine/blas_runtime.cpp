@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 
+// OpenBLAS's own exit from its thread pool (what it runs before a fork), exported by its
+// pthread and OpenMP builds but not declared in cblas.h; weak: a build without it leaves it null.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
 namespace minimt {
 
 std::string preferred_blas_core() {
@@ -38,6 +42,8 @@ std::string blas_core_to_request(const char* user_setting, const std::string& cu
 
 void set_blas_threads(int threads) {
   openblas_set_num_threads(threads);
+  // Products on one thread never wake the pool: end it (minimt never asks for more threads).
+  if (threads == 1 && blas_thread_shutdown_) blas_thread_shutdown_();
 }
 
 int blas_threads() {

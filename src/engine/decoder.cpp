@@ -127,7 +127,8 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
     std::copy(v + first, v + last, cache.self_v.append(n, width));
     // A single step writes its weights straight into its record row; a run goes through
     // record_probs_ ([H][n][t+n]), then into its n steps.
-    AttentionRecord* record = state.record;
+    AttentionRecord* record =
+        state.record && state.record->keeps_everything() ? state.record : nullptr;
     float* probs = nullptr;
     if (record && n == 1)
       probs = record->decoder_self_steps.back().data() + static_cast<size_t>(l) * heads * (t + 1);
@@ -158,10 +159,11 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
   for (size_t b = 0; b < states.size(); ++b) {
     DecoderState& state = *states[b];
     const int n = rows[b], s = state.source_length;
-    AttentionRecord* record = state.record;
+    AttentionRecord* record = state.record && state.record->keeps_cross(l) ? state.record : nullptr;
+    const int slot = record ? record->cross_slot(l) : 0;
     float* probs = nullptr;
     if (record && n == 1)
-      probs = record->cross_steps.back().data() + static_cast<size_t>(l) * heads * s;
+      probs = record->cross_steps.back().data() + static_cast<size_t>(slot) * heads * s;
     else if (record)
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * s);
     multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
@@ -169,7 +171,8 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
                          context + at * width, probs, z.scores,
                          head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr);
     if (record && n > 1)
-      record_run(probs, n, s, heads, l, false, record->cross_steps, record->cross_steps.size() - n);
+      record_run(probs, n, s, heads, slot, false, record->cross_steps,
+                 record->cross_steps.size() - n);
     at += n;
   }
   ops::linear(layer.cross_attn.out, context, total, out);  // [R, d]
@@ -234,9 +237,12 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
     if (!record) continue;
     // Room for the attention rows of the new positions, one record step each.
     const size_t per_layer = static_cast<size_t>(c.decoder_layers) * c.num_heads;
+    const size_t per_cross =
+        static_cast<size_t>((record->keeps_everything() ? c.decoder_layers : 1)) * c.num_heads;
     for (int i = 0; i < rows[b]; ++i) {
-      record->decoder_self_steps.emplace_back(per_layer * (states[b]->length + i + 1));
-      record->cross_steps.emplace_back(per_layer * states[b]->source_length);
+      if (record->keeps_everything())
+        record->decoder_self_steps.emplace_back(per_layer * (states[b]->length + i + 1));
+      record->cross_steps.emplace_back(per_cross * states[b]->source_length);
     }
   }
   float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]

@@ -26,7 +26,7 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
 
   for (int b = 0; b < batch.sentences(); ++b) {
     AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
-    if (!record) continue;
+    if (!record || !record->keeps_everything()) continue;
     size_t s = batch.length(b);
     record->encoder_self.assign(static_cast<size_t>(c.encoder_layers) * heads * s * s, 0.0f);
   }
@@ -47,6 +47,7 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
         const int first = batch.offsets[b], s = batch.length(b);
         const size_t at = static_cast<size_t>(first) * width;
         AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
+        if (record && !record->keeps_everything()) record = nullptr;  // cross attention only
         float* probs =
             record ? record->encoder_self.data() + static_cast<size_t>(l) * heads * s * s : nullptr;
         // Each sentence attends only to its own rows: the same as a padding mask.

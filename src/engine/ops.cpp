@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/kernels/row_kernels.h"
 #include "minimt/engine/bf16_gemm.h"
 #include "minimt/engine/int8_gemm.h"
 #include "minimt/engine/packed_gemm.h"
@@ -66,21 +67,9 @@ void linear(const Linear& layer, const float* x, int rows, float* y) {
 }
 
 void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps) {
-  for (int r = 0; r < rows; ++r) {
-    float* row = x + static_cast<int64_t>(r) * dim;
-    float mean = 0.0f;
-    for (int i = 0; i < dim; ++i) mean += row[i];
-    mean /= static_cast<float>(dim);
-    float variance = 0.0f;
-    for (int i = 0; i < dim; ++i) {
-      float centred = row[i] - mean;
-      variance += centred * centred;
-    }
-    variance /= static_cast<float>(dim);  // biased variance, as PyTorch's LayerNorm
-    float inverse = 1.0f / std::sqrt(variance + eps);
-    for (int i = 0; i < dim; ++i)
-      row[i] = (row[i] - mean) * inverse * norm.weight[i] + norm.bias[i];
-  }
+  const auto kernel = kernels::row_kernels().layer_norm_row;
+  for (int r = 0; r < rows; ++r)
+    kernel(x + static_cast<int64_t>(r) * dim, dim, norm.weight, norm.bias, eps);
 }
 
 void add_in_place(float* x, const float* y, int64_t count) {
@@ -123,11 +112,10 @@ void add_sinusoidal_position(int position, int d_model, float* out) {
 }
 
 float log_sum_exp(const float* row, int length) {
-  float peak = -std::numeric_limits<float>::infinity();
-  for (int i = 0; i < length; ++i) peak = std::max(peak, row[i]);
-  double sum = 0.0;
-  for (int i = 0; i < length; ++i) sum += std::exp(static_cast<double>(row[i] - peak));
-  return peak + static_cast<float>(std::log(sum));
+  const kernels::RowKernels& kernel = kernels::row_kernels();
+  const float peak = kernel.row_max(row, length);
+  if (!std::isfinite(peak)) return peak;  // empty or all -infinity: log 0; or inf/NaN
+  return kernel.log_sum_exp(row, length, peak);
 }
 
 int argmax(const float* row, int length) {

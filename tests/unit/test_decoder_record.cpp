@@ -152,3 +152,46 @@ TEST_CASE("reorder: reordered states continue like their histories recomputed",
     CHECK_THROWS_AS(decoder.reorder(states, {-1}), Error);
   }
 }
+
+TEST_CASE("record: a cross-only record keeps one layer's cross attention, bit for bit",
+          "[decoder][mask]") {
+  for (const Variant& v : variants()) {
+    INFO(v.name);
+    auto m = variant_model(v, 3131);
+    const ModelConfig& c = m->config;
+    std::mt19937 rng(3232);
+    const std::vector<int> source = random_ids(rng, 5, c.source_vocab_size, true);
+    const std::vector<int> tokens = decoder_run(*m, rng, 7);
+    for (int layer = 0; layer < c.decoder_layers; ++layer) {
+      INFO("layer " << layer);
+      AttentionRecord full, cross_only;
+      cross_only.cross_only_layer = layer;
+      for (AttentionRecord* r : {&full, &cross_only}) {
+        r->encoder_layers = c.encoder_layers;
+        r->decoder_layers = c.decoder_layers;
+        r->heads = c.num_heads;
+        r->source_length = static_cast<int>(source.size());
+      }
+      std::vector<std::vector<float>> logits;
+      for (AttentionRecord* r : {&full, &cross_only}) {
+        Encoder encoder(c, m->weights);
+        Decoder decoder(c, m->weights);
+        EncodedBatch encoded = encoder.forward({source}, {r});
+        std::vector<DecoderState> states = decoder.start(encoded, {r});
+        decoder.step({tokens[0]}, {&states[0]});  // a step, then a run: both ways of recording
+        logits.push_back(decoder.prefix({tokens.begin() + 1, tokens.end()}, states[0]));
+      }
+      CHECK(logits[0] == logits[1]);
+      CHECK(cross_only.encoder_self.empty());
+      CHECK(cross_only.decoder_self_steps.empty());
+      REQUIRE(cross_only.steps() == full.steps());
+      for (int t = 0; t < full.steps(); ++t) {
+        REQUIRE(cross_only.cross_steps[t].size() ==
+                static_cast<size_t>(c.num_heads) * cross_only.source_length);
+        for (int h = 0; h < c.num_heads; ++h)
+          for (int j = 0; j < full.source_length; ++j)
+            CHECK(cross_only.cross(layer, h, t, j) == full.cross(layer, h, t, j));
+      }
+    }
+  }
+}

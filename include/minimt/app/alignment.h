@@ -85,8 +85,9 @@ struct AlignmentOptions {
   AlignRule rule = kDefaultAlignRule;
 };
 
-// Throws Error unless the layer and heads exist in a model with these dimensions.
-void check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads);
+// Throws Error unless the layer and heads exist in a model with these dimensions; returns the
+// layer's index (from 0).
+int check_alignment_options(const AlignmentOptions& options, int decoder_layers, int heads);
 
 // The cross-attention of one decoder layer averaged over `heads` (empty: all):
 // [decoder steps][source pieces]. Throws Error if the layer or a head does not exist.

@@ -26,6 +26,7 @@ struct TranslateOptions {
   int n_best = 1;                 // hypotheses kept in Translation::n_best when above 1
   bool keep_n_best = false;       // fill Translation::n_best even for one hypothesis
   bool record_n_best = false;     // with record_attention: every n-best entry gets its own
+  int record_cross_only = -1;     // >= 0: records keep only this decoder layer's cross attention
   float length_penalty = 0.0f;    // ranking: score / length^length_penalty
   SamplingOptions sampling;
   uint64_t seed = 0;   // with sampling: line L draws from line_seed(seed, L)

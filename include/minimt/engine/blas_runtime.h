@@ -21,7 +21,10 @@ std::string blas_core_to_request(const char* user_setting, const std::string& cu
 // The kernel set OpenBLAS runs ("SkylakeX"), as openblas_get_corename() reports it.
 std::string blas_core_name();
 
-// Sets and reads the number of threads OpenBLAS uses inside one matrix product.
+// Sets and reads the number of threads OpenBLAS uses inside one matrix product. One thread also
+// stops the worker threads OpenBLAS started when it loaded (one fewer than the cores, unless
+// OPENBLAS_NUM_THREADS=1 was set), which would otherwise spin (sched_yield) for a while after
+// the start and after every product.
 void set_blas_threads(int threads);
 int blas_threads();
 

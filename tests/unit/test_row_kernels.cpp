@@ -1,0 +1,138 @@
+// ops::log_sum_exp and ops::layer_norm (the row kernels of src/engine/kernels/row_kernels.h)
+// against double-precision references, and every instruction set this CPU runs against the
+// others.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "engine/kernels/row_kernels.h"
+#include "minimt/engine/ops.h"
+
+using namespace minimt;
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// A row of `length` values spread over [-50, 50], every 13th -infinity (a masked token).
+std::vector<float> logit_row(std::mt19937& rng, int length) {
+  std::uniform_real_distribution<float> uniform(-50.0f, 50.0f);
+  std::vector<float> row(length);
+  for (int i = 0; i < length; ++i) row[i] = i % 13 == 5 ? -kInf : uniform(rng);
+  return row;
+}
+
+double reference_log_sum_exp(const std::vector<float>& row) {
+  double peak = -kInf;
+  for (float v : row) peak = std::max(peak, static_cast<double>(v));
+  double sum = 0.0;
+  for (float v : row) sum += std::exp(v - peak);
+  return peak + std::log(sum);
+}
+
+// The bound the tests hold log_sum_exp to: one float ulp of the result (its last rounding,
+// peak + log(sum)) plus 1e-6 (the exp polynomial, about 2 ulp a term, and the float sums).
+double log_sum_exp_bound(double reference) {
+  return std::nextafter(static_cast<float>(std::fabs(reference)), kInf) -
+         static_cast<float>(std::fabs(reference)) + 1e-6;
+}
+
+bool same_bits(float a, float b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("ops: log_sum_exp against double precision (8,000 values, spread 100, -inf)",
+          "[ops][row_kernels]") {
+  std::mt19937 rng(7);
+  double worst = 0.0;
+  for (int length : {1, 2, 15, 63, 64, 65, 129, 8000, 8001, 32000}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<float> row = logit_row(rng, length);
+      if (length == 1) row[0] = 3.25f;
+      const double expected = reference_log_sum_exp(row);
+      const float got = ops::log_sum_exp(row.data(), length);
+      INFO("length " << length << ", trial " << trial);
+      CHECK(std::fabs(got - expected) <= log_sum_exp_bound(expected));
+      worst = std::max(worst, std::fabs(got - expected));
+    }
+  }
+  WARN("log_sum_exp: largest error " << worst);
+  // One value: exp(0) is exactly 1 and log(1) exactly 0.
+  const float one = 3.25f;
+  CHECK(ops::log_sum_exp(&one, 1) == 3.25f);
+}
+
+TEST_CASE("ops: log_sum_exp of rows near the peak and far below it", "[ops][row_kernels]") {
+  // 8,000 equal values: log(8000) above them.
+  std::vector<float> equal(8000, -2.0f);
+  CHECK(ops::log_sum_exp(equal.data(), 8000) == Approx(-2.0 + std::log(8000.0)).margin(1e-6));
+  // Values 100 below the peak add less than a float ulp of 1: the result is the peak.
+  std::vector<float> far(8000, -100.0f);
+  far[4321] = 0.0f;
+  CHECK(ops::log_sum_exp(far.data(), 8000) == Approx(8000 * std::exp(-100.0)).margin(1e-9));
+  // Empty and all -infinity rows: log 0.
+  std::vector<float> masked(100, -kInf);
+  CHECK(ops::log_sum_exp(masked.data(), 100) == -kInf);
+  CHECK(ops::log_sum_exp(masked.data(), 0) == -kInf);
+}
+
+TEST_CASE("row kernels: every instruction set gives the same bits", "[ops][row_kernels]") {
+  const auto sets = kernels::supported_row_kernels();
+  REQUIRE(sets.back().name == std::string("generic"));
+  std::mt19937 rng(11);
+  for (int length : {1, 31, 64, 100, 8000, 8003}) {
+    std::vector<float> row = logit_row(rng, length);
+    const float peak = sets.back().row_max(row.data(), length);
+    for (const auto& set : sets) {
+      INFO(set.name << ", length " << length);
+      CHECK(same_bits(set.row_max(row.data(), length), peak));
+      const float got = set.log_sum_exp(row.data(), length, peak);
+      // The vector sets round each multiply-add once; the generic one does so only where the
+      // target has FMA in hardware (FP_FAST_FMAF), elsewhere it is held to the bound alone.
+      bool fused = std::string(set.name) != "generic";
+#ifdef FP_FAST_FMAF
+      fused = true;
+#endif
+      if (fused) CHECK(same_bits(got, sets.front().log_sum_exp(row.data(), length, peak)));
+      CHECK(std::fabs(got - reference_log_sum_exp(row)) <=
+            log_sum_exp_bound(reference_log_sum_exp(row)));
+    }
+  }
+}
+
+TEST_CASE("ops: layer_norm against double precision; every set gives the same bits",
+          "[ops][row_kernels]") {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-3.0f, 5.0f);
+  const auto sets = kernels::supported_row_kernels();
+  for (int dim : {1, 4, 7, 16, 33, 512, 1000}) {
+    std::vector<float> row(dim), weight(dim), bias(dim);
+    for (int i = 0; i < dim; ++i) {
+      row[i] = uniform(rng);
+      weight[i] = uniform(rng);
+      bias[i] = uniform(rng);
+    }
+    double mean = 0.0, variance = 0.0;
+    for (float v : row) mean += v;
+    mean /= dim;
+    for (float v : row) variance += (v - mean) * (v - mean);
+    variance /= dim;
+    std::vector<float> first;
+    for (const auto& set : sets) {
+      std::vector<float> out = row;
+      set.layer_norm_row(out.data(), dim, weight.data(), bias.data(), 1e-5f);
+      INFO(set.name << ", dim " << dim);
+      for (int i = 0; i < dim; ++i) {
+        const double expected = (row[i] - mean) / std::sqrt(variance + 1e-5) * weight[i] + bias[i];
+        CHECK(out[i] == Approx(expected).margin(1e-5).epsilon(1e-5));
+      }
+      if (first.empty()) first = out;
+      CHECK(std::memcmp(out.data(), first.data(), dim * sizeof(float)) == 0);
+    }
+  }
+}

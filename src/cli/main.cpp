@@ -4,7 +4,6 @@
 // translate: the status its run returns) and 2 on a usage error.
 #include <CLI/CLI.hpp>
 #ifdef __GLIBC__
-#include <malloc.h>
 #endif
 #include <iostream>
 #include <new>

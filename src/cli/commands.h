@@ -61,10 +61,11 @@ std::string default_model_dir();
 
 // Loads the model named by --model (resolve_model_dir) with the kernel $MINIMT_KERNELS asks for:
 // avx512, avx2, generic or openblas (unset or "auto": the fastest this CPU runs).
-// compute_type is a --compute-type word (float32, int8 or bf16); int8 runs the int8 kernel of
-// the instruction set MINIMT_KERNELS names. Throws Error when this CPU cannot run it.
+// compute_type is a --compute-type word (float32, int8 or bf16), or "" for the model file's;
+// int8 runs the int8 kernel of the instruction set MINIMT_KERNELS names. Throws Error when this
+// CPU cannot run it.
 std::shared_ptr<const Model> load_model(const std::string& option,
-                                        const std::string& compute_type = "float32");
+                                        const std::string& compute_type = "");
 // --compute-type TYPE, into target (which holds the default).
 void add_compute_type_option(CLI::App& command, std::string& target);
 

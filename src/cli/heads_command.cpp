@@ -25,8 +25,8 @@ namespace {
 
 struct HeadsArgs {
   std::string model;
-  std::string compute_type = "float32";
-  std::string input;  // -i: a file; "" or "-" for stdin
+  std::string compute_type;  // "": the model file's (see --compute-type)
+  std::string input;         // -i: a file; "" or "-" for stdin
   std::string output;
   std::string format = "text";
   std::string view;  // --view: the grid of heads and example heatmaps as an HTML page

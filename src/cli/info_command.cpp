@@ -80,7 +80,7 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
 
 Command add_info(CLI::App& app) {
   struct InfoArgs {
-    std::string model, compute_type = "float32";
+    std::string model, compute_type;  // "": the model file's (see --compute-type)
   };
   auto args = std::make_shared<InfoArgs>();
   CLI::App* command = app.add_subcommand("info", "describe a model and the BLAS kernels in use");

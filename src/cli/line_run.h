@@ -16,7 +16,7 @@ namespace minimt::cli {
 struct LineRunArgs {
   bool scoring = false;  // minimt score: lines are source<TAB>target
   std::string model;
-  std::string compute_type = "float32";
+  std::string compute_type;  // "": the model file's (see --compute-type)
   int max_length = 256;
   std::string input;            // -i: a file; "" or "-" for stdin
   std::string output;           // -o: a file; "" or "-" for stdout

@@ -10,8 +10,8 @@
 #include <system_error>
 
 #include "cli/blas_setup.h"
-#include "cli/memory_setup.h"
 #include "cli/commands.h"
+#include "cli/memory_setup.h"
 #include "cli/path_guard.h"
 #include "minimt/base/error.h"
 #include "minimt/engine/blas_runtime.h"

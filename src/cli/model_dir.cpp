@@ -92,9 +92,9 @@ void add_model_option(CLI::App& command, std::string& target) {
 void add_compute_type_option(CLI::App& command, std::string& target) {
   command
       .add_option("--compute-type", target,
-                  "number format of the matrix products: float32 (default, exact), int8 "
-                  "(weights per output channel, activations per row; about 2x faster) or bf16 "
-                  "(CPUs with AVX512_BF16)")
+                  "number format of the matrix products: float32, int8 (weights per output "
+                  "channel, activations per row; faster) or bf16 (CPUs with AVX512_BF16); "
+                  "default: int8 for a model minimt convert wrote in int8, else float32")
       ->type_name("TYPE")
       ->check(CLI::IsMember({"float32", "int8", "bf16"}));
 }
@@ -184,11 +184,13 @@ std::shared_ptr<const Model> load_model(const std::string& option,
     throw Error("MINIMT_KERNELS=" + to_string(options.kernel) + ": the " +
                 to_string(options.kernel) + " kernel does not run on this CPU (it runs " +
                 to_string(best_linear_kernel()) + ")");
-  options.compute_type = parse_compute_type(compute_type);
   options.int8_kernel = int8_kernel_matching(options.kernel);
-  if (const std::string reason = compute_type_unsupported_reason(options.compute_type);
-      !reason.empty())
-    throw Error("--compute-type " + compute_type + ": " + reason);
+  if (!compute_type.empty()) {
+    options.compute_type = parse_compute_type(compute_type);
+    if (const std::string reason = compute_type_unsupported_reason(*options.compute_type);
+        !reason.empty())
+      throw Error("--compute-type " + compute_type + ": " + reason);
+  }
   return Model::load(resolve_model_dir(option), options);
 }
 

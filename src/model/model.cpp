@@ -71,7 +71,7 @@ void Model::pack_linear_weights(const LoadOptions& options, const WeightSources&
     throw Error("the " + to_string(kernel) + " kernel does not run on this CPU (it runs " +
                 to_string(best_linear_kernel()) + ")");
   kernel_ = kernel;
-  compute_type_ = options.compute_type;
+  compute_type_ = options.compute_type.value_or(ComputeType::kFloat32);
   int8_kernel_ = options.int8_kernel;
   std::vector<Linear*> layers;
   if (compute_type_ == ComputeType::kFloat32) {
@@ -115,16 +115,22 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
   } else {
     read_inline_tensors(c.inline_weights, config_path, model->store_);
   }
+  LoadOptions resolved = options;
+  if (!resolved.compute_type)
+    resolved.compute_type =
+        model->store_.holds(DType::kI8) ? ComputeType::kInt8 : ComputeType::kFloat32;
+  const ComputeType compute_type = *resolved.compute_type;
   // Float32 compute on minimt's kernel packs every Linear weight straight from the mapped file
   // (F16, BF16 and I8 ones widened panel by panel): no float32 copy of them is ever made.
   BindOptions bind_options;
-  bind_options.compute_type = options.compute_type;
+  bind_options.compute_type = compute_type;
   bind_options.pack_from_file =
-      options.compute_type == ComputeType::kFloat32 && options.kernel != LinearKernel::kOpenblas;
+      compute_type == ComputeType::kFloat32 && options.kernel != LinearKernel::kOpenblas;
   model->weights_ = bind_weights(c, model->store_, weights_file, bind_options);
-  model->pack_linear_weights(options, bind_options.pack_from_file
-                                          ? linear_weight_sources(c, model->weights_, model->store_)
-                                          : WeightSources{});
+  model->pack_linear_weights(resolved,
+                             bind_options.pack_from_file
+                                 ? linear_weight_sources(c, model->weights_, model->store_)
+                                 : WeightSources{});
   model->tabulate_sinusoidal_positions();
 
   const std::string source_path = join_path(dir, c.source_tokenizer);

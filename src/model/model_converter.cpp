@@ -89,6 +89,7 @@ ConversionSummary convert_model(const std::string& in_dir, const std::string& ou
   // Everything the input holds is checked first, tokenizers included, as translate loads it.
   LoadOptions load;
   load.kernel = LinearKernel::kOpenblas;  // packs nothing: only the checks
+  load.compute_type = ComputeType::kFloat32;
   Model::load(in_dir, load);
 
   const std::string config_path = model_file(in_dir, "config.json", "");

@@ -139,6 +139,12 @@ const TensorView* TensorStore::stored(const std::string& name) const {
   return it == tensors_.end() ? nullptr : &it->second;
 }
 
+bool TensorStore::holds(DType dtype) const {
+  for (const auto& entry : tensors_)
+    if (entry.second.dtype == dtype) return true;
+  return false;
+}
+
 const TensorView* TensorStore::find(const std::string& name) const {
   auto it = tensors_.find(name);
   if (it == tensors_.end()) return nullptr;

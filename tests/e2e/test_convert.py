@@ -209,7 +209,7 @@ def check_model(minimt, label, original, work, lines, reference_lines=()):
     # float32 compute on the int8 file = minimt on PyTorch's dequantized weights, exactly.
     torch_dir = os.path.join(work, label + "-torch-dequantized")
     write_dequantized(original, torch_dir, before, dequantized)
-    got, err = translate(minimt, int8_dir, lines)
+    got, err = translate(minimt, int8_dir, lines, "--compute-type", "float32")
     want, err2 = translate(minimt, torch_dir, lines)
     print(f"{label}: {len(lines)} lines: int8 file vs PyTorch-dequantized F32 file: "
           f"{'identical texts and scores' if got == want else 'DIFFERENT'}")
@@ -220,7 +220,8 @@ def check_model(minimt, label, original, work, lines, reference_lines=()):
     if got and reference_lines:
         ref = reference.Translator(torch_dir, quiet=True, skip_blank=True)
         texts = [r["translation"] for r in ref.translate(list(reference_lines), 32)]
-        mine, _ = translate(minimt, int8_dir, list(reference_lines), "--max-length", "32")
+        mine, _ = translate(minimt, int8_dir, list(reference_lines), "--max-length", "32",
+                            "--compute-type", "float32")
         check(mine is not None and [t for t, _ in mine] == texts,
               f"{label}: minimt on the int8 file vs the PyTorch reference on its weights")
 
@@ -247,6 +248,8 @@ def check_model(minimt, label, original, work, lines, reference_lines=()):
         b, err2 = translate(minimt, original, lines, "--compute-type", "int8")
         check(a is not None and a == b,
               f"{label}: int8 compute on the int8 file vs on the float model: {err}{err2}")
+        default, err3 = translate(minimt, int8_dir, lines)
+        check(default == a, f"{label}: an int8 file computes in int8 by default: {err3}")
         print(f"{label}: int8 compute, file vs load-time quantization: "
               f"{'identical' if a == b else 'DIFFERENT'} on {len(lines)} lines")
     else:

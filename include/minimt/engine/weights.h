@@ -14,7 +14,8 @@ class Bf16Matrix;
 
 // y = x W^T + b, the PyTorch convention.
 struct Linear {
-  // [out, in]. Null only when the file holds the weight in int8 and the model computes in int8.
+  // [out, in]. Null when the weight is used only through a packed copy made straight from the
+  // file (float32 on minimt's kernel from F16/BF16/I8, or int8 compute from an int8 file).
   const float* weight = nullptr;
   const float* bias = nullptr;  // [out], or null for none
   int out = 0, in = 0;

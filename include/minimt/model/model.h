@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,9 @@ namespace minimt {
 struct LoadOptions {
   // Who computes the Linear layers; the default is the fastest this CPU runs.
   LinearKernel kernel = best_linear_kernel();
-  // The number format of the Linear layers' products (float32, int8 or bf16).
-  ComputeType compute_type = ComputeType::kFloat32;
+  // The number format of the Linear layers' products (float32, int8 or bf16). Unset: int8 for a
+  // file that holds int8 weights (written by minimt convert), float32 for any other.
+  std::optional<ComputeType> compute_type;
   // Who computes the int8 products (all give the same results); the default is the fastest.
   Int8Kernel int8_kernel = best_int8_kernel();
 };

@@ -68,6 +68,8 @@ class TensorStore {
   // The tensor, with `data` set for every float dtype (widening an F16 or BF16 one once, here:
   // the store's contents are fixed, only their float32 form is made on demand). Null if absent.
   const TensorView* find(const std::string& name) const;
+  // Whether any tensor is stored as `dtype`.
+  bool holds(DType dtype) const;
   // The tensor as stored, without widening it. Null if absent.
   const TensorView* stored(const std::string& name) const;
   // Keeps `values` alive as long as the store and returns them (a dequantized weight).

@@ -84,10 +84,13 @@ float half_to_float(uint16_t h) {
 // F16 model files are widened at load; done one value at a time it is most of the load time.
 void widen_halves(const uint8_t* source, size_t count, float* out) {
 #if defined(__x86_64__)
-  // cpuid leaf 1, ecx bit 29: clang 14 has no "f16c" for __builtin_cpu_supports.
-  unsigned eax, ebx, ecx, edx;
-  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C))
-    return widen_halves_f16c(source, count, out);
+  // cpuid leaf 1, ecx bit 29: clang 14 has no "f16c" for __builtin_cpu_supports. Asked once:
+  // in a virtual machine cpuid traps to the hypervisor, tens of microseconds a call.
+  static const bool f16c = [] {
+    unsigned eax, ebx, ecx, edx;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+  }();
+  if (f16c) return widen_halves_f16c(source, count, out);
 #endif
   for (size_t i = 0; i < count; ++i) out[i] = half_to_float(load_u16(source + 2 * i));
 }

@@ -1,6 +1,8 @@
 #include "minimt/engine/bf16_gemm.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "engine/kernels/bf16_kernels.h"
 #include "minimt/base/error.h"
@@ -28,13 +30,22 @@ size_t Bf16Matrix::bytes_needed(int n, int k) {
 }
 
 Bf16Matrix::Bf16Matrix(const float* weight, int n, int k, uint8_t* storage)
+    : Bf16Matrix(
+          [weight, k](int c, float* out) {
+            std::copy(weight + static_cast<size_t>(c) * k, weight + static_cast<size_t>(c + 1) * k,
+                      out);
+          },
+          n, k, storage) {}
+
+Bf16Matrix::Bf16Matrix(const std::function<void(int, float*)>& rows, int n, int k, uint8_t* storage)
     : n_(n), k_(k), data_(reinterpret_cast<uint16_t*>(storage)) {
   const std::string reason = compute_type_unsupported_reason(ComputeType::kBf16);
   if (!reason.empty()) throw Error(reason);
   std::memset(storage, 0, bytes());  // columns past n and the input past an odd k are zeros
+  std::vector<float> row(k);
   for (int c = 0; c < n; ++c) {
+    rows(c, row.data());
     uint16_t* out = data_ + static_cast<size_t>(c / kPanel) * pairs() * 64 + (c % kPanel) * 2;
-    const float* row = weight + static_cast<size_t>(c) * k;
     for (int i = 0; i < k; ++i)
       out[static_cast<size_t>(i / 2) * 64 + i % 2] = float_to_bf16(row[i]);
   }

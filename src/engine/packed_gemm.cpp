@@ -117,6 +117,11 @@ void widen(const WeightSource& source, size_t first, size_t count, int row, int 
 
 }  // namespace
 
+void widen_weight_rows(const WeightSource& source, int first_row, int rows, int k, float* out) {
+  widen(source, static_cast<size_t>(first_row) * k, static_cast<size_t>(rows) * k, first_row, k,
+        out);
+}
+
 PackedMatrix::PackedMatrix(const float* weight, int n, int k, float* storage, LinearKernel kernel)
     : PackedMatrix(WeightSource{WeightSource::Format::kF32, weight, nullptr}, n, k, storage,
                    kernel) {}

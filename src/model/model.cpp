@@ -78,7 +78,7 @@ void Model::pack_linear_weights(const LoadOptions& options, const WeightSources&
     packed_ = pack_linear_layers(weights_, kernel, sources);
     layers = packed_.layers;
   } else {
-    low_precision_ = pack_low_precision_layers(weights_, compute_type_, int8_kernel_);
+    low_precision_ = pack_low_precision_layers(weights_, compute_type_, int8_kernel_, sources);
     layers = low_precision_.layers;
   }
   // The packed copy replaces the mapped original, so resident memory stays near the file
@@ -120,12 +120,13 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     resolved.compute_type =
         model->store_.holds(DType::kI8) ? ComputeType::kInt8 : ComputeType::kFloat32;
   const ComputeType compute_type = *resolved.compute_type;
-  // Float32 compute on minimt's kernel packs every Linear weight straight from the mapped file
-  // (F16, BF16 and I8 ones widened panel by panel): no float32 copy of them is ever made.
+  // Whatever packs the Linear weights (minimt's float32 kernel, int8, bf16) reads each one
+  // straight from the mapped file (F16, BF16 and I8 ones widened a panel or a row at a time):
+  // no float32 copy of them is ever made.
   BindOptions bind_options;
   bind_options.compute_type = compute_type;
   bind_options.pack_from_file =
-      compute_type == ComputeType::kFloat32 && options.kernel != LinearKernel::kOpenblas;
+      compute_type != ComputeType::kFloat32 || options.kernel != LinearKernel::kOpenblas;
   model->weights_ = bind_weights(c, model->store_, weights_file, bind_options);
   model->pack_linear_weights(resolved,
                              bind_options.pack_from_file

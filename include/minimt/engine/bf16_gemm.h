@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace minimt {
 
@@ -21,6 +22,8 @@ class Bf16Matrix {
   // Rounds W [n, k] (float, row-major) to bf16 and packs it at storage (bytes_needed bytes).
   // Throws Error where the CPU lacks AVX512_BF16.
   Bf16Matrix(const float* weight, int n, int k, uint8_t* storage);
+  // The same with row c of W written into a k-float buffer by rows(c, buffer).
+  Bf16Matrix(const std::function<void(int, float*)>& rows, int n, int k, uint8_t* storage);
   int rows() const { return n_; }
   int cols() const { return k_; }
   int pairs() const { return (k_ + 1) / 2; }

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "minimt/engine/compute_type.h"
@@ -26,6 +27,10 @@ class Int8Matrix {
   // Quantizes W [n, k] (float, row-major) per row with quantize_rows_int8 and packs it.
   static Int8Matrix from_float(const float* weight, int n, int k, uint8_t* storage,
                                Int8Kernel kernel);
+  // The same with row c of W written into a k-float buffer by rows(c, buffer): a weight stored
+  // in another format is widened one row at a time, never as a whole.
+  static Int8Matrix from_rows(const std::function<void(int, float*)>& rows, int n, int k,
+                              uint8_t* storage, Int8Kernel kernel);
   // Packs an already quantized W [n, k] with its per-row scales (an int8 model file).
   static Int8Matrix from_int8(const int8_t* weight, const float* scales, int n, int k,
                               uint8_t* storage, Int8Kernel kernel);

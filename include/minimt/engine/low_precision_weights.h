@@ -9,6 +9,7 @@
 #include "minimt/engine/compute_type.h"
 #include "minimt/engine/int8_gemm.h"
 #include "minimt/engine/packed_gemm.h"
+#include "minimt/engine/packed_weights.h"
 #include "minimt/engine/weights.h"
 
 namespace minimt {
@@ -26,9 +27,12 @@ struct LowPrecisionWeights {
 };
 
 // Quantizes (int8) or rounds (bf16) every Linear of `weights` and points each one's `int8` or
-// `bf16` at its copy; an int8 layer read from an int8 file (weight_int8) is packed as it is.
-// Throws Error when the CPU cannot run `type`. The caller keeps the result alive.
+// `bf16` at its copy; an int8 layer read from an int8 file (weight_int8) is packed as it is, and
+// a layer listed in `sources` is read from there one row at a time (a layer whose `weight` is
+// null must be listed or hold weight_int8). Throws Error when the CPU cannot run `type`. The
+// caller keeps the result alive.
 LowPrecisionWeights pack_low_precision_layers(ModelWeights& weights, ComputeType type,
-                                              Int8Kernel int8_kernel);
+                                              Int8Kernel int8_kernel,
+                                              const WeightSources& sources = {});
 
 }  // namespace minimt

@@ -85,6 +85,9 @@ class PackedMatrix {
   LinearKernel kernel_;
 };
 
+// Rows [first_row, first_row + rows) of a stored [n, k] weight, as floats, into out.
+void widen_weight_rows(const WeightSource& source, int first_row, int rows, int k, float* out);
+
 // y[m, n] = x[m, k] W^T + bias (bias may be null). x rows are ldx apart, y rows n apart.
 void packed_linear(const PackedMatrix& weight, const float* bias, const float* x, int m, int ldx,
                    float* y);

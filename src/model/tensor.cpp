@@ -151,18 +151,30 @@ const TensorView* TensorStore::find(const std::string& name) const {
   TensorView& view = it->second;
   if (view.data || view.dtype == DType::kI8) return &view;
   const size_t count = static_cast<size_t>(element_count(view.shape));
-  std::vector<float> values(count);
+  float* values = widened_room(count);
   const auto* source = static_cast<const uint8_t*>(view.raw);
   if (view.dtype == DType::kF16) {
-    widen_halves(source, count, values.data());
+    widen_halves(source, count, values);
   } else {  // BF16: the top half of a float32
     for (size_t i = 0; i < count; ++i) {
       const uint32_t bits = static_cast<uint32_t>(source[2 * i] | source[2 * i + 1] << 8) << 16;
       std::memcpy(&values[i], &bits, sizeof bits);
     }
   }
-  view.data = own(std::move(values));
+  view.data = values;
   return &view;
+}
+
+float* TensorStore::widened_room(size_t count) const {
+  constexpr size_t kBlockFloats = (2u << 20) / sizeof(float);  // one huge page
+  count = (count + 15) / 16 * 16;                              // each tensor starts 64-byte aligned
+  if (widened_.empty() || widened_free_ < count) {
+    widened_.push_back(std::make_unique<PackedArena>(std::max(count, kBlockFloats)));
+    widened_free_ = widened_.back()->bytes() / sizeof(float);
+  }
+  float* room = widened_.back()->data() + widened_.back()->bytes() / sizeof(float) - widened_free_;
+  widened_free_ -= count;
+  return room;
 }
 
 void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "minimt/engine/packed_gemm.h"
+
 namespace minimt {
 
 using Shape = std::vector<int64_t>;
@@ -85,6 +87,11 @@ class TensorStore {
   // mutable: find() fills in the float32 form of F16 and BF16 tensors when first asked.
   mutable std::map<std::string, TensorView> tensors_;
   mutable std::deque<std::vector<float>> owned_;  // deque: growing it never moves earlier buffers
+  // Where find() widens F16 and BF16 tensors: blocks of huge pages, filled in order, so that
+  // the embedding tables cost a page fault or two instead of one per 4 KiB.
+  mutable std::deque<std::unique_ptr<PackedArena>> widened_;
+  mutable size_t widened_free_ = 0;  // floats left at the end of widened_.back()
+  float* widened_room(size_t count) const;
   std::vector<std::shared_ptr<MappedFile>> files_;
 };
 

@@ -4,7 +4,8 @@
   test_compute_types.py MINIMT_BINARY REPO_ROOT [--emulate | --no-emulate]
 
 Checks:
-  - float32 is the default and gives the same output as --compute-type float32;
+  - float32 is the default and gives the same output as --compute-type float32; an unknown
+    type (fp16, "", INT8, int4) is a usage error (exit 2) naming the option;
   - int8 and bf16 (where this CPU has AVX512_BF16) translate at least 99.5% of the held-out
     sentences exactly as float32 does, and match the generator's French (heldout.tsv, an
     independent reference) at least 99.5% of the time;
@@ -77,6 +78,10 @@ def main():
     float32 = records(default)
     check(translate(minimt, model, sources, ["--compute-type", "float32"]) == default,
           "float32 is the default")
+    for word in ("fp16", "", "INT8", "int4"):
+        bad = run([minimt, "translate", "--model", model, "--compute-type", word, "x"], [])
+        check(bad.returncode == 2 and "--compute-type" in bad.stderr and bad.stdout == "",
+              "--compute-type %r: usage error, exit %d" % (word, bad.returncode))
     types = ["int8"] + (["bf16"] if bf16_here(minimt, model) else [])
     print("compute types here:", ", ".join(["float32"] + types))
     outputs = {}

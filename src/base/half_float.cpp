@@ -82,6 +82,25 @@ float half_to_float(uint16_t h) {
 }
 
 // F16 model files are widened at load; done one value at a time it is most of the load time.
+uint16_t float_to_bf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  bits += 0x7fffu + ((bits >> 16) & 1u);  // round half to even on the 16 bits dropped
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+float bf16_to_float(uint16_t value) {
+  const uint32_t bits = static_cast<uint32_t>(value) << 16;
+  float result;
+  std::memcpy(&result, &bits, sizeof result);
+  return result;
+}
+
+void widen_bf16(const uint8_t* source, size_t count, float* out) {
+  for (size_t i = 0; i < count; ++i)
+    out[i] = bf16_to_float(static_cast<uint16_t>(source[2 * i] | source[2 * i + 1] << 8));
+}
+
 void widen_halves(const uint8_t* source, size_t count, float* out) {
 #if defined(__x86_64__)
   // cpuid leaf 1, ecx bit 29: clang 14 has no "f16c" for __builtin_cpu_supports. Asked once:

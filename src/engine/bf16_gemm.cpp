@@ -10,20 +10,6 @@
 
 namespace minimt {
 
-uint16_t float_to_bf16(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // round half to even on the 16 bits dropped
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-float bf16_to_float(uint16_t value) {
-  const uint32_t bits = static_cast<uint32_t>(value) << 16;
-  float result;
-  std::memcpy(&result, &bits, sizeof result);
-  return result;
-}
-
 size_t Bf16Matrix::bytes_needed(int n, int k) {
   const size_t panels = (n + kPanel - 1) / kPanel;
   return panels * static_cast<size_t>((k + 1) / 2) * 128;

@@ -7,21 +7,6 @@
 
 namespace minimt {
 
-std::vector<Linear*> model_linears(ModelWeights& weights) {
-  std::vector<Linear*> layers;
-  for (auto& layer : weights.encoder_layers)
-    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
-                           &layer.self_attn.out, &layer.fc1, &layer.fc2})
-      layers.push_back(linear);
-  for (auto& layer : weights.decoder_layers)
-    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
-                           &layer.self_attn.out, &layer.cross_attn.q, &layer.cross_attn.k,
-                           &layer.cross_attn.v, &layer.cross_attn.out, &layer.fc1, &layer.fc2})
-      layers.push_back(linear);
-  layers.push_back(&weights.output);
-  return layers;
-}
-
 size_t LowPrecisionWeights::bytes() const {
   size_t total = 0;
   for (const auto& matrix : int8) total += matrix.bytes();

@@ -100,12 +100,7 @@ void widen(const WeightSource& source, size_t first, size_t count, int row, int 
     case WeightSource::Format::kF16:
       return widen_halves(bytes + first * 2, count, out);
     case WeightSource::Format::kBf16:
-      for (size_t i = 0; i < count; ++i) {
-        const uint8_t* p = bytes + (first + i) * 2;
-        const uint32_t bits = static_cast<uint32_t>(p[0] | p[1] << 8) << 16;
-        std::memcpy(out + i, &bits, sizeof bits);
-      }
-      return;
+      return widen_bf16(bytes + first * 2, count, out);
     case WeightSource::Format::kI8:
       for (size_t i = 0; i < count; ++i) {
         const float scale = source.scale[row + static_cast<int>(i / static_cast<size_t>(k))];

@@ -10,20 +10,26 @@ size_t PackedWeights::bytes() const {
   return total;
 }
 
-PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel,
-                                 const WeightSources& sources) {
-  PackedWeights packed;
-  if (kernel == LinearKernel::kOpenblas) return packed;
+std::vector<Linear*> model_linears(ModelWeights& weights) {
+  std::vector<Linear*> layers;
   for (auto& layer : weights.encoder_layers)
     for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
                            &layer.self_attn.out, &layer.fc1, &layer.fc2})
-      packed.layers.push_back(linear);
+      layers.push_back(linear);
   for (auto& layer : weights.decoder_layers)
     for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
                            &layer.self_attn.out, &layer.cross_attn.q, &layer.cross_attn.k,
                            &layer.cross_attn.v, &layer.cross_attn.out, &layer.fc1, &layer.fc2})
-      packed.layers.push_back(linear);
-  packed.layers.push_back(&weights.output);
+      layers.push_back(linear);
+  layers.push_back(&weights.output);
+  return layers;
+}
+
+PackedWeights pack_linear_layers(ModelWeights& weights, LinearKernel kernel,
+                                 const WeightSources& sources) {
+  PackedWeights packed;
+  if (kernel == LinearKernel::kOpenblas) return packed;
+  packed.layers = model_linears(weights);
 
   size_t floats = 0;
   for (const Linear* layer : packed.layers)

@@ -16,13 +16,6 @@ namespace {
 // parsed, a header costs up to about 25 bytes of memory and 0.15 us per byte.
 constexpr uint64_t kMaxHeaderBytes = 8ull << 20;
 
-float bf16_to_float(uint16_t h) {
-  uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 uint16_t load_u16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
 }

@@ -155,11 +155,8 @@ const TensorView* TensorStore::find(const std::string& name) const {
   const auto* source = static_cast<const uint8_t*>(view.raw);
   if (view.dtype == DType::kF16) {
     widen_halves(source, count, values);
-  } else {  // BF16: the top half of a float32
-    for (size_t i = 0; i < count; ++i) {
-      const uint32_t bits = static_cast<uint32_t>(source[2 * i] | source[2 * i + 1] << 8) << 16;
-      std::memcpy(&values[i], &bits, sizeof bits);
-    }
+  } else {
+    widen_bf16(source, count, values);
   }
   view.data = values;
   return &view;

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <functional>
 
+#include "minimt/base/half_float.h"
+
 namespace minimt {
 
-// float -> bfloat16, rounded to nearest, ties to even (weights are finite).
-uint16_t float_to_bf16(float value);
-float bf16_to_float(uint16_t value);
+// The bfloat16 codec itself (float_to_bf16, bf16_to_float) is in minimt/base/half_float.h.
 
 class Bf16Matrix {
  public:

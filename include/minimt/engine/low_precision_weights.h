@@ -14,10 +14,6 @@
 
 namespace minimt {
 
-// Every Linear a compute type applies to: attention projections, feed-forward layers and the
-// output projection, in a fixed order.
-std::vector<Linear*> model_linears(ModelWeights& weights);
-
 struct LowPrecisionWeights {
   std::unique_ptr<PackedArena> arena;  // storage of every matrix
   std::deque<Int8Matrix> int8;         // deque: adding one never moves the others

@@ -11,6 +11,10 @@
 
 namespace minimt {
 
+// Every Linear layer of a model: attention projections, feed-forward layers and the output
+// projection, in a fixed order (what every compute type packs).
+std::vector<Linear*> model_linears(ModelWeights& weights);
+
 // The packed copies of every Linear layer of a model, in one arena.
 struct PackedWeights {
   std::unique_ptr<PackedArena> arena;  // storage of every matrix

@@ -214,12 +214,12 @@ def generation(**keys):
 def tensors(change):
     """Rewrites model.safetensors after change(tensors dict of torch tensors)."""
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "tools", "marian"))
-    import hf_files
+    sys.path.insert(0, os.path.join(ROOT, "tools", "common"))
+    import safetensors_file
 
     def apply(d):
         path = os.path.join(d, "model.safetensors")
-        values = {k: torch.tensor(v) for k, v in hf_files.read_safetensors(path).items()}
+        values = {k: torch.tensor(v) for k, v in safetensors_file.read_safetensors(path).items()}
         change(values)
         make_fixture.save_safetensors(path, values, "float32")
     return apply

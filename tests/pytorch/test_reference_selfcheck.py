@@ -7,11 +7,11 @@ interleaved sinusoidal table; cached greedy logits == full recomputation (1e-5);
 batch == one by one; padding behaves as if absent; causal zeros; save/load round trip
 for F32/F16/BF16/inline with exact rounding; the safetensors layout; load errors;
 reference.py translate on a random model with batch sizes 1 and 5. Search
-(pytorch_reference/search): beam size 1 == greedy; teacher-forced scores and attention of greedy outputs == greedy's;
-a beam of V^L == exhaustive ranking under length penalties; every beam hypothesis's
-log-probs == teacher forcing; beam semantics on hand-made tables (eos beyond rank N ignored,
-early stop per length penalty, beam 1 = greedy, refill, prefix); the sampling distribution on hand-made
-logits; the beam and score commands.
+(pytorch_reference/search): beam size 1 == greedy; teacher-forced scores and attention of
+greedy outputs == greedy's; a beam of V^L == exhaustive ranking under length penalties; every
+beam hypothesis's log-probs == teacher forcing; beam semantics on hand-made tables (eos beyond
+rank N ignored, early stop per length penalty, beam 1 = greedy, refill, prefix); the sampling
+distribution on hand-made logits; the beam and score commands.
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 

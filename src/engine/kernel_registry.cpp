@@ -248,6 +248,15 @@ std::string attention_kernel_name() {
 
 namespace kernels {
 
+PackPanel pack_panel_function() {
+#if defined(__x86_64__)
+  static const PackPanel best = cpu_has_all(kAvx2) ? pack_panel_avx2 : pack_panel_generic;
+  return best;
+#else
+  return pack_panel_generic;
+#endif
+}
+
 PackedLinear packed_linear_function(LinearKernel kernel) {
   return entry_of(kernel).run;
 }

@@ -150,11 +150,12 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
   summary.sentences = static_cast<int>(shown.size());
   json sentences = json::array();
   for (const DumpSentence* s : shown) sentences.push_back(sentence_data(*s, summary));
-  json data = {{"title", view::valid_utf8(options.title.empty() ? "minimt attention" : options.title)},
-               {"model", dump.model},
-               {"types", dump.types},
-               {"kinds", kinds()},
-               {"sentences", std::move(sentences)}};
+  json data = {
+      {"title", view::valid_utf8(options.title.empty() ? "minimt attention" : options.title)},
+      {"model", dump.model},
+      {"types", dump.types},
+      {"kinds", kinds()},
+      {"sentences", std::move(sentences)}};
   if (!options.heads.is_null()) data["heads"] = options.heads;
   out << view::kPageBeforeData << json_for_script(data) << view::kPageAfterData;
   return summary;

@@ -36,7 +36,6 @@ std::vector<std::pair<const char*, std::optional<double>>> head_numbers(const He
           {"alignment_agreement", p.alignment_agreement}};
 }
 
-
 std::string head_table_text(const HeadAnalysis& a) {
   std::string out = "sentences " + std::to_string(a.sentences) + ", reference tokens " +
                     std::to_string(a.tokens) + ", log-probability per token " +

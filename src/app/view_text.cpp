@@ -84,7 +84,8 @@ const TypeText& type_text(const std::string& type) {
 std::string valid_utf8(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for_each_char(text, [&](char32_t, const char* bytes, size_t length) { out.append(bytes, length); });
+  for_each_char(text,
+                [&](char32_t, const char* bytes, size_t length) { out.append(bytes, length); });
   return out;
 }
 

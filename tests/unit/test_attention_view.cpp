@@ -339,10 +339,12 @@ TEST_CASE("static SVG: one heatmap per layer and head, labels, the mask", "[view
   CHECK(c.find("<stop offset=\"0\" stop-color=\"#ffffd9\"/><stop offset=\"0.12\" "
                "stop-color=\"#edf8b1\"/>") != std::string::npos);
   CHECK(c.find("<stop offset=\"0.5\" stop-color=\"#41b6c4\"/>") != std::string::npos);
-  CHECK(c.find("<stop offset=\"1\" stop-color=\"#081d58\"/></linearGradient>") != std::string::npos);
+  CHECK(c.find("<stop offset=\"1\" stop-color=\"#081d58\"/></linearGradient>") !=
+        std::string::npos);
   CHECK(c.find("<pattern id=\"mask\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
                "<rect width=\"6\" height=\"6\" fill=\"#e3e3e3\"/><path d=\"M-1,7 L7,-1 M-1,1 L1,-1 "
-               "M5,7 L7,5\" stroke=\"#8c8c8c\" stroke-width=\"1.3\"/></pattern>") != std::string::npos);
+               "M5,7 L7,5\" stroke=\"#8c8c8c\" stroke-width=\"1.3\"/></pattern>") !=
+        std::string::npos);
   std::ostringstream none;
   CHECK_THROWS_AS(write_attention_svg(dump.sentences[2], "cross", none), Error);
 }
@@ -413,8 +415,8 @@ TEST_CASE("output log-probabilities and alternatives: optional, read, checked", 
   json log_probs = json::array(), alternatives = json::array();
   for (size_t i = 0; i < outputs; ++i) {
     log_probs.push_back(-0.25 * static_cast<double>(i));
-    alternatives.push_back(json::array({{{"token", "a"}, {"probability", 0.75}},
-                                        {{"token", "b"}, {"probability", 0.125}}}));
+    alternatives.push_back(json::array(
+        {{{"token", "a"}, {"probability", 0.75}}, {{"token", "b"}, {"probability", 0.125}}}));
   }
   dump["sentences"][0]["output_log_probs"] = log_probs;
   dump["sentences"][0]["alternatives"] = alternatives;

@@ -41,7 +41,7 @@ page.address = (function () {
   function pinFrom(spec) {
     var p = spec.split('.');
     if (p.length !== 5) return;
-    var s = page.controls.current(), m = s.attention[p[0]];
+    var s = page.controls.current(), m = s && s.attention[p[0]];
     if (!m) return;
     var layer = m.layers.indexOf(p[1]), head = p[2] === 'avg' ? 'avg' : m.heads.indexOf(+p[2]);
     if (layer < 0 || head === -1) return;

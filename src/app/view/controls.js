@@ -34,7 +34,7 @@ page.controls = (function () {
     var s = current(), layers = [], heads = [], keepLayer = pick.layer.value, keepHead = pick.head.value;
     var rolled = false;
     page.data.kinds.forEach(function (k) {
-      var m = s.attention[k.type];
+      var m = s && s.attention[k.type];  // a dump without sentences has none
       if (m && k.rollout) rolled = true;
       if (!m || k.rollout) return;
       m.layers.forEach(function (l) { if (layers.indexOf(l) < 0) layers.push(l); });

@@ -15,7 +15,6 @@
 Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
 test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
 """
-import argparse
 import html
 import json
 import os
@@ -27,7 +26,7 @@ import sys
 import tempfile
 
 from test_batch_helpers import Tally
-from test_view_browser import chromium, page_status
+from test_view_browser import arguments, page_status
 
 VIEW = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                     "src", "app", "view")
@@ -216,21 +215,14 @@ def sentences_check(browser, minimt, scratch):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--minimt", required=True)
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    args = parser.parse_args()
-    browser = shutil.which(args.chromium)
+    minimt, browser = arguments()
     if not browser:
-        print("FAIL: %s is not installed: the page test needs it (tools/test.sh installs Debian's "
-              "chromium)" % args.chromium)
-        print("0 passed, 1 failed")
         return 1
     scratch = tempfile.mkdtemp(prefix="minimt-page-")
     try:
         numbers_check(browser, scratch)
         colours_check(browser, scratch)
-        sentences_check(browser, os.path.abspath(args.minimt), scratch)
+        sentences_check(browser, minimt, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     tally.finish()

@@ -369,17 +369,23 @@ def make_model(python, directory, *options):
 
 # One function on purpose: the checks share one browser session and the pages made at its top,
 # and read as the list of cases.
-def main():
+def arguments():
+    """(minimt, chromium) from the command line; chromium None, said as a failure, if missing."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--minimt", required=True)
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     args = parser.parse_args()
-    minimt = os.path.abspath(args.minimt)
     browser = shutil.which(args.chromium)
     if not browser:
         print("FAIL: %s is not installed: the browser test needs it (tools/test.sh installs "
               "Debian's chromium; or run apt-get install chromium)" % args.chromium)
         print("0 passed, 1 failed")
+    return os.path.abspath(args.minimt), browser
+
+
+def main():
+    minimt, browser = arguments()
+    if not browser:
         return 1
 
     scratch = tempfile.mkdtemp(prefix="minimt-view-")

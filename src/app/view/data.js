@@ -1,6 +1,7 @@
 // The page's data, as the C++ side writes it into #minimt-data (attention_page.cpp): the
 // sentences with their tokens and packed weights, the attention types ("kinds"), and for
-// minimt heads --view the analysis of the heads. Everything here reads it; nothing writes it.
+// minimt heads --view the analysis of the heads (data.heads). The other modules read it; only
+// matrices() here adds to it, the weights it unpacks.
 page.data = (function () {
   var DATA = JSON.parse(document.getElementById('minimt-data').textContent);
   // Per attention type (C++ writes them, from dump_schema.h and view_text.cpp): its names, the

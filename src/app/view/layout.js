@@ -50,5 +50,5 @@ page.layout = (function () {
     return widths;
   }
 
-  return { LABEL_MIN_CELL: LABEL_MIN_CELL, plan: plan, captionWidths: captionWidths };
+  return { plan: plan, captionWidths: captionWidths };
 }());

@@ -1,10 +1,10 @@
 # Embeds the pages (`minimt view`, `minimt heads --view`) into minimt_app at build time. This
 # folder owns them: page.html holds the style (the files of MINIMT_PAGE_STYLES, in that order),
 # colour_scales.json and the script (the modules of MINIMT_PAGE_MODULES, in load order, inside
-# the page's one closure), without their comments (minimt_join_view_files). The C++ side writes
-# only the data, in place of {{data}}: the generated header app/view/page_files.h holds the page
-# before and after it, and colour_scales.json for the SVG. Editing any of these files re-runs
-# this step on the next build.
+# the page's one closure), without their header comments or the script's comment lines
+# (minimt_join_view_files). The C++ side writes only the data, in place of {{data}}: the
+# generated header app/view/page_files.h holds the page before and after it, and
+# colour_scales.json for the SVG. Editing any of these files re-runs this step on the next build.
 set(MINIMT_PAGE_STYLES page.css heads_grid.css)
 set(MINIMT_PAGE_MODULES
   numbers.js        # printf's number formats

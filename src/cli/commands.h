@@ -69,13 +69,8 @@ std::shared_ptr<const Model> load_model(const std::string& option,
 // --compute-type TYPE, into target (which holds the default).
 void add_compute_type_option(CLI::App& command, std::string& target);
 
-// The page for `dump` and what it holds (view, translate --view).
-struct RenderedView {
-  std::string text;
-  ViewSummary summary;
-};
-RenderedView render_view(const AttentionDump& dump, const ViewOptions& options);
-// "minimt: wrote PATH: N sentences, ..." on stderr.
-void report_view(const std::string& path, const RenderedView& page);
+// "minimt: wrote PATH: N sentences, ..." on stderr, for a page of `bytes` (view, translate
+// --view).
+void report_view(const std::string& path, const ViewSummary& summary, size_t bytes);
 
 }  // namespace minimt::cli

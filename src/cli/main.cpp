@@ -3,8 +3,6 @@
 // bad model, an unreadable file: an Error caught here; a line that translate could not
 // translate: the status its run returns) and 2 on a usage error.
 #include <CLI/CLI.hpp>
-#ifdef __GLIBC__
-#endif
 #include <iostream>
 #include <new>
 #include <system_error>
@@ -13,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/memory_setup.h"
 #include "cli/path_guard.h"
+#include "minimt/app/request.h"
 #include "minimt/base/error.h"
 #include "minimt/engine/blas_runtime.h"
 
@@ -62,6 +61,9 @@ int main(int argc, char** argv) {
     for (const auto& command : commands)
       if (*command.app) return command.run();
   } catch (const minimt::cli::UsageError& e) {
+    std::cerr << "minimt: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const minimt::RequestError& e) {  // a value or combination of options refused
     std::cerr << "minimt: error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const minimt::Error& e) {

@@ -13,7 +13,7 @@ namespace minimt::cli {
 
 Command add_score(CLI::App& app) {
   auto args = std::make_shared<LineRunArgs>();
-  args->scoring = true;
+  args->request.kind = RequestKind::kScore;
   CLI::App* command = app.add_subcommand(
       "score",
       "score given translations by teacher forcing: SOURCE TARGET arguments, or the "

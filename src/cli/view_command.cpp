@@ -76,6 +76,20 @@ AttentionDump read_dump(const std::string& path) {
   return read_attention_dump(in, path);
 }
 
+// The page for `dump` and what it holds.
+struct RenderedView {
+  std::string text;
+  ViewSummary summary;
+};
+
+RenderedView render_view(const AttentionDump& dump, const ViewOptions& options) {
+  std::ostringstream page;
+  RenderedView view;
+  view.summary = write_attention_page(dump, page, options);
+  view.text = page.str();
+  return view;
+}
+
 // The page for `dump` to `path` ("-": stdout), reported on stderr.
 void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options) {
   const RenderedView page = render_view(dump, options);
@@ -88,7 +102,7 @@ void write_view(const AttentionDump& dump, const std::string& path, const ViewOp
     file.write(page.text);
     file.commit();
   }
-  report_view(path, page);
+  report_view(path, page.summary, page.text.size());
 }
 
 int run_view(const ViewArgs& args) {
@@ -114,21 +128,12 @@ int run_view(const ViewArgs& args) {
 
 }  // namespace
 
-RenderedView render_view(const AttentionDump& dump, const ViewOptions& options) {
-  std::ostringstream page;
-  RenderedView view;
-  view.summary = write_attention_page(dump, page, options);
-  view.text = page.str();
-  return view;
-}
-
-void report_view(const std::string& path, const RenderedView& page) {
-  const ViewSummary& summary = page.summary;
+void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
   std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
             << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
             << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages"
             << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")
-            << "), " << human_size(page.text.size(), true) << "\n";
+            << "), " << human_size(static_cast<long long>(bytes), true) << "\n";
 }
 
 Command add_view(CLI::App& app) {

@@ -83,48 +83,45 @@ int run_heads(HeadsArgs& args) {
   return result.bad_lines > 0 ? 1 : 0;
 }
 
-}  // namespace
-
-Command add_heads(CLI::App& app) {
-  auto args = std::make_shared<HeadsArgs>();
-  CLI::App* command = app.add_subcommand(
-      "heads",
+void add_heads_options(CLI::App& command, HeadsArgs& args) {
+  command.description(
       "rank every attention head by how much masking it alone lowers the log-probability of "
       "reference translations (teacher forcing), with statistics of its pattern");
-  add_model_option(*command, args->model);
-  add_compute_type_option(*command, args->compute_type);
+  add_model_option(command, args.model);
+  add_compute_type_option(command, args.compute_type);
   command
-      ->add_option("-i,--input", args->input,
-                   "SOURCE<TAB>REFERENCE lines, or sources alone (their greedy translations are "
-                   "the references); default, or -: stdin")
+      .add_option("-i,--input", args.input,
+                  "SOURCE<TAB>REFERENCE lines, or sources alone (their greedy translations are "
+                  "the references); default, or -: stdin")
       ->type_name("FILE");
-  command->add_option("-o,--output", args->output, "write to FILE (default, or -: stdout)")
+  command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")
       ->type_name("FILE");
-  command->add_option("--format", args->format, "text: a table by importance; jsonl; csv")
+  command.add_option("--format", args.format, "text: a table by importance; jsonl; csv")
       ->check(CLI::IsMember({"text", "jsonl", "csv"}))
       ->capture_default_str();
   command
-      ->add_option("--view", args->view,
-                   "also write one self-contained HTML page: a layers x heads grid per attention "
-                   "type coloured by importance, each cell with its statistics, and the "
-                   "attention heatmaps of the first 3 input pairs")
+      .add_option("--view", args.view,
+                  "also write one self-contained HTML page: a layers x heads grid per attention "
+                  "type coloured by importance, each cell with its statistics, and the "
+                  "attention heatmaps of the first 3 input pairs")
       ->type_name("FILE.html");
-  command->add_flag("--translate", args->request.translate,
-                    "also the change in exact match of the greedy translation (a decode per head)");
-  command->add_flag("--prune-order", args->request.prune_order,
-                    "remove heads one at a time, least important first, and report the "
-                    "log-probability (and exact match) after each removal");
-  command
-      ->add_option("--threads", args->request.threads,
-                   "passes run in parallel (default 0: one per core)")
-      ->type_name("N")
-      ->check(CLI::Range(0, 1024));
-  command->add_option("--batch-size", args->request.batch_size, "sentences per pass batch")
-      ->type_name("N")
-      ->check(CLI::Range(1, 4096))
+  command.add_flag("--translate", args.request.translate,
+                   "also the change in exact match of the greedy translation (a decode per head)");
+  command.add_flag("--prune-order", args.request.prune_order,
+                   "remove heads one at a time, least important first, and report the "
+                   "log-probability (and exact match) after each removal");
+  add_ranged_option(command, "--threads", args.request.threads,
+                    "passes run in parallel (default 0: one per core)", "N", 0, 1024);
+  add_ranged_option(command, "--batch-size", args.request.batch_size, "sentences per pass batch",
+                    "N", 1, 4096)
       ->capture_default_str();
-  command->add_flag("-q,--quiet", args->quiet, "no progress bar");
-  return {command, [args] { return run_heads(*args); }};
+  command.add_flag("-q,--quiet", args.quiet, "no progress bar");
+}
+
+}  // namespace
+
+Command add_heads(CLI::App& app) {
+  return add_command<HeadsArgs>(app, "heads", add_heads_options, run_heads);
 }
 
 }  // namespace minimt::cli

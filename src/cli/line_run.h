@@ -32,12 +32,4 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args);
 void add_attention_options(CLI::App& command, LineRunArgs& args);
 // --align, --align-layer, --align-heads, --align-rule.
 void add_align_options(CLI::App& command, LineRunArgs& args);
-// An option checked against [low, high] (request_limits), its type named `type`.
-template <typename Number>
-CLI::Option* add_ranged_option(CLI::App& command, const std::string& name, Number& target,
-                               const std::string& help, const std::string& type, Number low,
-                               Number high) {
-  return command.add_option(name, target, help)->type_name(type)->check(CLI::Range(low, high));
-}
-
 }  // namespace minimt::cli

@@ -1,10 +1,12 @@
-// minimt translate: lines in, one output record per line out, in input order, streamed (the
-// run is line_run.h's). This file declares the options, search's among them.
+// minimt translate: lines in, one output record per line out, in input order, streamed. This
+// file declares the options, search's among them, which fill a Request (app/request.h);
+// line_run.h runs it.
 #include <CLI/CLI.hpp>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/line_run.h"
+#include "cli/option_parsing.h"
 
 namespace minimt::cli {
 namespace {
@@ -72,20 +74,21 @@ void add_sampling_options(CLI::App& command, SearchSettings& search) {
       ->needs(sample);
 }
 
+void add_translate_options(CLI::App& command, LineRunArgs& args) {
+  command.description("translate sentences: arguments, or the lines of a file or stdin");
+  CLI::Option* input = add_io_options(command, args);
+  add_search_options(command, args.request.search, args.request.record);
+  add_sampling_options(command, args.request.search);
+  add_attention_options(command, args);
+  add_align_options(command, args);
+  command.add_option("text", args.texts, "sentences, one per argument; with none, read lines")
+      ->excludes(input);
+}
+
 }  // namespace
 
 Command add_translate(CLI::App& app) {
-  auto args = std::make_shared<LineRunArgs>();
-  CLI::App* command = app.add_subcommand(
-      "translate", "translate sentences: arguments, or the lines of a file or stdin");
-  CLI::Option* input = add_io_options(*command, *args);
-  add_search_options(*command, args->request.search, args->request.record);
-  add_sampling_options(*command, args->request.search);
-  add_attention_options(*command, *args);
-  add_align_options(*command, *args);
-  command->add_option("text", args->texts, "sentences, one per argument; with none, read lines")
-      ->excludes(input);
-  return {command, [args] { return run_lines(*args); }};
+  return add_command<LineRunArgs>(app, "translate", add_translate_options, run_lines);
 }
 
 }  // namespace minimt::cli

@@ -126,6 +126,38 @@ int run_view(const ViewArgs& args) {
   return 0;
 }
 
+void add_view_options(CLI::App& command, ViewArgs& args) {
+  command.description("render an attention dump as one self-contained HTML page of heatmaps");
+  command
+      .add_option("dump", args.dump,
+                  "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
+      ->type_name("FILE")
+      ->required();
+  command
+      .add_option("-o,--output", args.output,
+                  "the page to write (default: the dump's name with .html; - for stdout)")
+      ->type_name("FILE");
+  command.add_option("--title", args.title, "the page's title")->type_name("TEXT");
+  command
+      .add_option("--svg", args.svg,
+                  "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
+                  "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
+                  "when several are shown)")
+      ->type_name("PREFIX");
+  command
+      .add_option("--sentences", args.sentences,
+                  "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
+      ->type_name("LIST")
+      ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](std::string& item) {
+            return is_sentence_range(item) ? std::string()
+                                           : "not a sentence number or range: " + item;
+          },
+          "N|N-M"));
+}
+
 }  // namespace
 
 void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
@@ -137,38 +169,7 @@ void report_view(const std::string& path, const ViewSummary& summary, size_t byt
 }
 
 Command add_view(CLI::App& app) {
-  auto args = std::make_shared<ViewArgs>();
-  CLI::App* command = app.add_subcommand(
-      "view", "render an attention dump as one self-contained HTML page of heatmaps");
-  command
-      ->add_option("dump", args->dump,
-                   "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
-      ->type_name("FILE")
-      ->required();
-  command
-      ->add_option("-o,--output", args->output,
-                   "the page to write (default: the dump's name with .html; - for stdout)")
-      ->type_name("FILE");
-  command->add_option("--title", args->title, "the page's title")->type_name("TEXT");
-  command
-      ->add_option("--svg", args->svg,
-                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
-                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
-                   "when several are shown)")
-      ->type_name("PREFIX");
-  command
-      ->add_option("--sentences", args->sentences,
-                   "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
-      ->type_name("LIST")
-      ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
-      ->delimiter(',')
-      ->check(CLI::Validator(
-          [](std::string& item) {
-            return is_sentence_range(item) ? std::string()
-                                           : "not a sentence number or range: " + item;
-          },
-          "N|N-M"));
-  return {command, [args] { return run_view(*args); }};
+  return add_command<ViewArgs>(app, "view", add_view_options, run_view);
 }
 
 }  // namespace minimt::cli

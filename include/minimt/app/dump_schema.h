@@ -1,6 +1,6 @@
 // The attention dump's format, shared by its writer (attention_dump.cpp) and its reader
 // (dump_reader.cpp): the key names and, per attention type, which tokens index its rows and
-// columns. The page (src/view/attention_page.html) reads the viewer's own data, not the dump.
+// columns. The page (its template in src/app/view/) reads the viewer's own data, not the dump.
 //
 // {"format": "minimt-attention", "version": 1, "model": DIR,
 //  "selection": {"types": [TYPE...], "layers": [INT...] or null, "heads": [INT...]},

@@ -13,7 +13,6 @@
 #include "cli/path_guard.h"
 #include "minimt/app/request.h"
 #include "minimt/base/error.h"
-#include "minimt/engine/blas_runtime.h"
 
 namespace {
 
@@ -23,11 +22,8 @@ constexpr int kExitUsage = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
-  minimt::cli::ensure_fast_blas_kernels(argv);
+  minimt::cli::prepare_blas_environment();
   minimt::cli::keep_freed_memory();
-  // minimt's matrices are small: threads inside one product cost more than they give, so
-  // parallelism comes from translating sentences side by side instead.
-  minimt::set_blas_threads(1);
 
   CLI::App app{"minimt: run encoder-decoder Transformer translators and look inside them"};
   const std::string version = std::string("minimt ") + MINIMT_VERSION;

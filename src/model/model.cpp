@@ -58,10 +58,8 @@ void Model::tabulate_sinusoidal_positions() {
   if (c.positions != Positions::kSinusoidal ||
       static_cast<long long>(c.max_positions) * c.d_model > kMaxTableFloats)
     return;
-  sinusoidal_table_.assign(static_cast<size_t>(c.max_positions) * c.d_model, 0.0f);
-  for (int position = 0; position < c.max_positions; ++position)
-    ops::add_sinusoidal_position(
-        position, c.d_model, sinusoidal_table_.data() + static_cast<size_t>(position) * c.d_model);
+  sinusoidal_table_.resize(static_cast<size_t>(c.max_positions) * c.d_model);
+  ops::sinusoidal_table(c.max_positions, c.d_model, sinusoidal_table_.data());
   weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
 }
 

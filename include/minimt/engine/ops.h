@@ -1,4 +1,5 @@
-// Numeric building blocks. gemm() is the only caller of OpenBLAS in minimt.
+// Numeric building blocks. gemm() is the only caller of OpenBLAS in minimt (blas_runtime.h opens
+// it on first use; only the openblas Linear kernel calls gemm()).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,8 @@ void activate(Activation activation, float* x, int64_t count);
 // Row `position` of the interleaved sinusoidal table: [2i] = sin, [2i+1] = cos of
 // position / 10000^(2i/d_model). Adds it to `out` (d_model floats).
 void add_sinusoidal_position(int position, int d_model, float* out);
+// Rows 0 .. positions-1 of that table into out [positions, d_model] (the same floats).
+void sinusoidal_table(int positions, int d_model, float* out);
 
 // log(sum(exp(row))) computed stably.
 float log_sum_exp(const float* row, int length);

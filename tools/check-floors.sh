@@ -5,7 +5,7 @@
 # 2. symbols: no floor's library needs a minimt symbol that only a higher floor's library
 #    defines (so the linker would need the higher floor), read with nm from BUILD_DIR;
 # 3. the CLI only parses: src/cli includes from app only the headers listed in cli_app_headers
-#    below, and from engine only blas_runtime.h (see there why).
+#    below, and from engine only blas_runtime.h and kernel_registry.h (see there why).
 #   tools/check-floors.sh [BUILD_DIR]   (default build; step 2 is skipped when the libraries are
 #                                        not built, and says so)
 set -euo pipefail
@@ -37,11 +37,12 @@ done
 # a record says (output records) happen in app, where a second front end finds them. So src/cli
 # may include from app only these: the requests and their runs, where lines come from, the
 # files and the terminal, and the attention page of minimt view (a dump read, nothing decoded).
-# From engine it may include only blas_runtime.h (the process's BLAS threads and core type).
+# From engine it may include only blas_runtime.h (the process's BLAS threads and core type) and
+# kernel_registry.h (minimt info lists the kernels this CPU runs; the registry chooses them).
 # A new app header a subcommand needs goes here only if it decodes, records and selects nothing.
 cli_app_headers=(request.h request_plan.h request_run.h heads_run.h line_source.h line_reader.h
                  output_file.h output_writer.h progress.h attention_view.h)
-cli_engine_headers=(blas_runtime.h)
+cli_engine_headers=(blas_runtime.h kernel_registry.h)
 # minimt tokenize prints the ids the encoder reads (Translator::source_ids); it translates nothing.
 cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translator.h")
 

@@ -1,5 +1,7 @@
 #include "minimt/app/attention_dump.h"
 
+#include <algorithm>
+
 #include "minimt/app/dump_schema.h"
 #include "minimt/app/rollout.h"
 #include "minimt/base/error.h"
@@ -62,25 +64,29 @@ void write_matrix(std::ostream& out, const RolloutMatrix& m) {
 
 }  // namespace
 
-AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
-                                         DumpSelection selection)
-    : out_(out), model_(model), selection_(std::move(selection)) {
-  const ModelConfig& c = model.config();
-  for (int head : selection_.heads)
+void check_dump_selection(const DumpSelection& selection, const ModelConfig& c) {
+  for (int head : selection.heads)
     if (head < 0 || head >= c.num_heads)
       throw Error("attention dump: head " + std::to_string(head) +
                   " does not exist (the model has " + std::to_string(c.num_heads) +
                   " heads, numbered from 0)");
-  if (selection_.heads.empty())
-    for (int h = 0; h < c.num_heads; ++h) heads_.push_back(h);
-  else
-    heads_ = selection_.heads;
   int deepest = std::max(c.encoder_layers, c.decoder_layers);
-  for (int layer : selection_.layers)
+  for (int layer : selection.layers)
     if (layer >= deepest || layer < -std::min(c.encoder_layers, c.decoder_layers))
       throw Error("attention dump: layer " + std::to_string(layer) + " does not exist (" +
                   std::to_string(c.encoder_layers) + " encoder and " +
                   std::to_string(c.decoder_layers) + " decoder layers)");
+}
+
+AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
+                                         DumpSelection selection)
+    : out_(out), model_(model), selection_(std::move(selection)) {
+  const ModelConfig& c = model.config();
+  check_dump_selection(selection_, c);
+  if (selection_.heads.empty())
+    for (int h = 0; h < c.num_heads; ++h) heads_.push_back(h);
+  else
+    heads_ = selection_.heads;
 
   std::string type_list;
   for (const schema::AttentionType& type : schema::kAttentionTypes)
@@ -97,10 +103,8 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
 }
 
 bool AttentionDumpWriter::kept(const dump_schema::AttentionType& type) const {
-  const std::string name = type.type;
-  return name == "encoder"   ? selection_.encoder
-         : name == "decoder" ? selection_.decoder
-                             : selection_.cross;
+  const std::vector<std::string>& types = selection_.types;
+  return types.empty() || std::find(types.begin(), types.end(), type.type) != types.end();
 }
 
 std::vector<int> AttentionDumpWriter::resolve_layers(int count) const {

@@ -81,17 +81,22 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
   return 0;
 }
 
+struct InfoArgs {
+  std::string model, compute_type;  // "": the model file's (see --compute-type)
+};
+
+void add_info_options(CLI::App& command, InfoArgs& args) {
+  command.description("describe a model and the BLAS kernels in use");
+  add_model_option(command, args.model);
+  add_compute_type_option(command, args.compute_type);
+}
+
 }  // namespace
 
 Command add_info(CLI::App& app) {
-  struct InfoArgs {
-    std::string model, compute_type;  // "": the model file's (see --compute-type)
-  };
-  auto args = std::make_shared<InfoArgs>();
-  CLI::App* command = app.add_subcommand("info", "describe a model and the BLAS kernels in use");
-  add_model_option(*command, args->model);
-  add_compute_type_option(*command, args->compute_type);
-  return {command, [args] { return run_info(args->model, args->compute_type); }};
+  return add_command<InfoArgs>(app, "info", add_info_options, [](const InfoArgs& args) {
+    return run_info(args.model, args.compute_type);
+  });
 }
 
 }  // namespace minimt::cli

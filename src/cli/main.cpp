@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/memory_setup.h"
 #include "cli/path_guard.h"
+#include "minimt/app/request.h"
 #include "minimt/base/error.h"
 
 namespace {
@@ -56,6 +57,9 @@ int main(int argc, char** argv) {
     for (const auto& command : commands)
       if (*command.app) return command.run();
   } catch (const minimt::cli::UsageError& e) {
+    std::cerr << "minimt: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const minimt::RequestError& e) {  // a value or combination of options refused
     std::cerr << "minimt: error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const minimt::Error& e) {

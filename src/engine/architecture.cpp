@@ -3,23 +3,15 @@
 namespace minimt {
 
 const char* to_string(Activation activation) {
-  switch (activation) {
-    case Activation::kRelu:
-      return "relu";
-    case Activation::kGelu:
-      return "gelu";
-    case Activation::kSilu:
-      return "silu";
-  }
-  return "?";
+  return enum_name(kActivationNames, activation);
 }
 
 const char* to_string(NormPosition norm) {
-  return norm == NormPosition::kPost ? "post" : "pre";
+  return enum_name(kNormPositionNames, norm);
 }
 
 const char* to_string(Positions positions) {
-  return positions == Positions::kSinusoidal ? "sinusoidal" : "learned";
+  return enum_name(kPositionsNames, positions);
 }
 
 }  // namespace minimt

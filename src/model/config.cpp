@@ -1,5 +1,6 @@
 #include "minimt/model/config.h"
 
+#include "minimt/base/enum_names.h"
 #include "minimt/base/error.h"
 #include "minimt/model/paths.h"
 #include "minimt/model/untrusted_json.h"
@@ -61,7 +62,7 @@ class ConfigReader {
   }
 
   template <typename Enum, size_t N>
-  Enum choice(const std::string& key, const std::pair<const char*, Enum> (&options)[N]) const {
+  Enum choice(const std::string& key, const EnumName<Enum> (&options)[N]) const {
     std::string value = string(key);
     std::string allowed;
     for (const auto& [name, option] : options) {
@@ -126,15 +127,9 @@ void read_architecture(ConfigReader& reader, const nlohmann::json& json, ModelCo
   c.encoder_layers = reader.integer("encoder_layers", 1, kMaxLayers);
   c.decoder_layers = reader.integer("decoder_layers", 1, kMaxLayers);
 
-  static const std::pair<const char*, Activation> activations[] = {
-      {"relu", Activation::kRelu}, {"gelu", Activation::kGelu}, {"silu", Activation::kSilu}};
-  c.activation = reader.choice("activation", activations);
-  static const std::pair<const char*, NormPosition> norms[] = {{"post", NormPosition::kPost},
-                                                               {"pre", NormPosition::kPre}};
-  c.norm_position = reader.choice("norm_position", norms);
-  static const std::pair<const char*, Positions> positions[] = {
-      {"sinusoidal", Positions::kSinusoidal}, {"learned", Positions::kLearned}};
-  c.positions = reader.choice("positions", positions);
+  c.activation = reader.choice("activation", kActivationNames);
+  c.norm_position = reader.choice("norm_position", kNormPositionNames);
+  c.positions = reader.choice("positions", kPositionsNames);
 
   const auto& eps = reader.require("layer_norm_eps");
   if (!eps.is_number() || !(eps.get<double>() > 0.0) || !(eps.get<double>() < 1.0))

@@ -46,15 +46,6 @@ struct Entry {
   uint64_t begin = 0, end = 0;
 };
 
-bool parse_dtype(const std::string& text, DType& dtype) {
-  for (DType known : {DType::kF32, DType::kF16, DType::kBf16, DType::kI8})
-    if (text == to_string(known)) {
-      dtype = known;
-      return true;
-    }
-  return false;
-}
-
 Entry parse_entry(const std::string& path, const std::string& name, const nlohmann::json& info,
                   uint64_t data_size) {
   auto fail = [&](const std::string& what) {
@@ -65,7 +56,7 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
   if (!info.is_object()) fail("has a header entry that is not an object");
   if (!info.contains("dtype") || !info["dtype"].is_string()) fail("has no dtype");
   const std::string dtype = info["dtype"].get<std::string>();
-  if (!parse_dtype(dtype, entry.dtype))
+  if (!enum_value(kDTypeNames, dtype, entry.dtype))
     fail("has dtype " + printable(dtype) + "; minimt reads F32, F16, BF16 and I8");
   const size_t size = dtype_bytes(entry.dtype);
   if (!info.contains("shape") || !info["shape"].is_array()) fail("has no shape");

@@ -2,6 +2,8 @@
 // model (no paths, no files: those are the model floor's ModelConfig).
 #pragma once
 
+#include "minimt/base/enum_names.h"
+
 namespace minimt {
 
 enum class Activation { kRelu, kGelu, kSilu };
@@ -33,6 +35,14 @@ struct Architecture {
 
   int attention_width() const { return num_heads * head_dim; }  // H * d_k
 };
+
+// The names config.json gives them (config.cpp reads them, `minimt info` prints them).
+inline constexpr EnumName<Activation> kActivationNames[] = {
+    {"relu", Activation::kRelu}, {"gelu", Activation::kGelu}, {"silu", Activation::kSilu}};
+inline constexpr EnumName<NormPosition> kNormPositionNames[] = {{"post", NormPosition::kPost},
+                                                                {"pre", NormPosition::kPre}};
+inline constexpr EnumName<Positions> kPositionsNames[] = {{"sinusoidal", Positions::kSinusoidal},
+                                                          {"learned", Positions::kLearned}};
 
 const char* to_string(Activation activation);
 const char* to_string(NormPosition norm);

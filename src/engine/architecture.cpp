@@ -10,6 +10,8 @@ const char* to_string(Activation activation) {
       return "gelu";
     case Activation::kSilu:
       return "silu";
+    case Activation::kGeluTanh:
+      return "gelu_tanh";
   }
   return "?";
 }
@@ -19,7 +21,25 @@ const char* to_string(NormPosition norm) {
 }
 
 const char* to_string(Positions positions) {
-  return positions == Positions::kSinusoidal ? "sinusoidal" : "learned";
+  switch (positions) {
+    case Positions::kSinusoidal:
+      return "sinusoidal";
+    case Positions::kLearned:
+      return "learned";
+    case Positions::kSinusoidalSplit:
+      return "sinusoidal_split";
+    case Positions::kNone:
+      return "none";
+  }
+  return "?";
+}
+
+const char* to_string(NormKind norm) {
+  return norm == NormKind::kLayerNorm ? "layer_norm" : "rms_norm";
+}
+
+const char* to_string(FeedForwardKind kind) {
+  return kind == FeedForwardKind::kStandard ? "standard" : "gated";
 }
 
 }  // namespace minimt

@@ -5,6 +5,14 @@ import shutil
 import tempfile
 
 
+def check_paths(hf_dir, out_dir):
+    """OUT_DIR must not be HF_DIR or hold it: the conversion would replace its own input."""
+    hf, out = os.path.realpath(hf_dir), os.path.realpath(out_dir)
+    if hf == out or hf.startswith(out + os.sep):
+        raise FileExistsError("%s: would replace the model being converted (%s)"
+                              % (out_dir, hf_dir))
+
+
 class StagedDirectory:
     """Files are written to a fresh directory beside OUT_DIR, which replaces OUT_DIR only
     when everything is written: a failed conversion leaves no half model behind."""

@@ -22,7 +22,6 @@ PyTorch forward of the test, so that it reads no file the converter reads.
 """
 import argparse
 import io
-import json
 import math
 import os
 import sys

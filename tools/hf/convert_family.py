@@ -1,13 +1,11 @@
 """Converts an mBART-50, M2M100, NLLB or T5 directory (convert_hf.py's families besides
 Marian): config, tokenizer, weights, then the staged output directory."""
-import json
 import os
 
 import fairseq_family
 import hf_files
 import hf_keys
 import output
-import safetensors_file
 import spm_layout
 import t5_family
 import tokenizer_check
@@ -122,13 +120,7 @@ def convert(args):
     try:
         with open(stage.file("tokenizer.spm"), "wb") as f:
             f.write(spm)
-        safetensors_file.write_safetensors(
-            stage.file("model.safetensors"), tensors, args.dtype, keep_f32={"final_logits_bias"},
-            metadata={"converted_from": os.path.abspath(args.hf_dir),
-                      "converter": "tools/convert_hf.py"})
-        with open(stage.file("config.json"), "w", encoding="utf-8") as f:
-            json.dump(config, f, indent=1)
-            f.write("\n")
+        output.write_weights_and_config(stage, tensors, config, args)
         stage.commit()
     except BaseException:
         stage.abandon()

@@ -18,6 +18,7 @@ the Hugging Face tokenizer does when its vocabulary lacks a piece.
 """
 import spm_proto as sp
 from errors import ConversionError
+from vocab import check_unique
 
 PRODUCIBLE = (sp.NORMAL, sp.USER_DEFINED, sp.BYTE)
 
@@ -66,12 +67,7 @@ def rewrite(spm_path, layout, ids, target_side):
         placed.add(text)
     extra = [p for p in model.pieces if p.type in PRODUCIBLE and p.text not in placed]
     pieces += [sp.Piece(p.text, p.score, p.type, p.extra) for p in extra]
-    seen = set()
-    for i, piece in enumerate(pieces):
-        if piece.text in seen:
-            raise ConversionError(spm_path, "piece %r would appear twice (again at id %d)"
-                                  % (piece.text, i))
-        seen.add(piece.text)
+    check_unique(pieces, spm_path)
     model.pieces = pieces
     names = {key: layout.entries[value][1] for key, value in ids.items() if value >= 0}
     model.set_trainer({sp.TRAINER_VOCAB_SIZE: len(pieces),

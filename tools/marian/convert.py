@@ -8,7 +8,6 @@ import os
 import hf_config
 import hf_files
 import output
-import safetensors_file
 import selfcheck
 import vocab as vocab_mod
 import weights as weights_mod
@@ -116,7 +115,6 @@ def write_tokenizers(inputs, stage, drop_missing, notes):
 
 
 def convert(args):
-    import json
     output.check_paths(args.hf_dir, args.out_dir)
     inputs = Inputs(args.hf_dir)
     p = hf_config.plan_architecture(inputs.config, inputs.config_path)
@@ -136,13 +134,7 @@ def convert(args):
         config = minimt_config(p, unk)
         if any(unknown.values()):  # format v2 reads the pieces vocab.json lacks as <unk>
             config.update({"format_version": 2, "unknown_pieces": unknown})
-        safetensors_file.write_safetensors(
-            stage.file("model.safetensors"), out, args.dtype, keep_f32={"final_logits_bias"},
-            metadata={"converted_from": os.path.abspath(args.hf_dir),
-                      "converter": "tools/convert_marian.py"})
-        with open(stage.file("config.json"), "w", encoding="utf-8") as f:
-            json.dump(config, f, indent=1)
-            f.write("\n")
+        output.write_weights_and_config(stage, out, config, args)
         stage.commit()
     except BaseException:
         stage.abandon()

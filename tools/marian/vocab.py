@@ -100,7 +100,7 @@ def rewrite(spm_path, vocab, vocab_path, specials, source_side, drop_missing):
     unknown_char = lambda piece: len(piece) == 1 and piece not in own_chars  # noqa: E731
     model.pieces = [_new_piece(piece, own, specials, source_side, unknown_char, lowest)
                     for piece in vocab] + kept
-    _check_unique(model.pieces, spm_path)
+    check_unique(model.pieces, spm_path)
     strings = {} if source_side else {sp.TRAINER_UNK_SURFACE: ""}
     model.set_trainer(
         {sp.TRAINER_VOCAB_SIZE: len(model.pieces), sp.TRAINER_IDS["unk"]: ids[specials["unk"]],
@@ -131,7 +131,8 @@ def _new_piece(piece, own, specials, source_side, unknown_char, lowest):
     return sp.Piece(piece, 0.0, sp.UNUSED)
 
 
-def _check_unique(pieces, spm_path):
+def check_unique(pieces, spm_path):
+    """Each piece text once: SentencePiece refuses a model that has one twice."""
     seen = set()
     for i, piece in enumerate(pieces):
         if piece.text in seen:

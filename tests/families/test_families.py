@@ -15,6 +15,10 @@ from each family's modeling file (hf_bart.py, hf_t5.py) and generate()'s greedy 
      translation;
   5. int8, --mask-heads, heads, --view, --align and beam search run on the converted model.
 
+Then refusals: unknown language codes (the known ones listed), what the format cannot hold
+(an unexpected tensor, a feed-forward kind, mBART-cc25's tokenizer), too small a vocabulary,
+tokenizer ids that disagree; each exits 1 with one line naming the key or tensor, no OUT_DIR.
+
 T5 variants keep relative_attention_max_distance small (6, 8 buckets) so that most sentences
 are longer than it; one T5 dump is compared byte for byte under every Linear kernel this CPU
 runs. The test fails unless it compared a minimum number of tokens and matrices.
@@ -186,22 +190,59 @@ def check_kernels(res, binary, out, work, name):
           % (name, ", ".join(kernels)))
 
 
+def edit_json(name, change):
+    def edit(hf):
+        path = os.path.join(hf, name)
+        with open(path) as f:
+            value = json.load(f)
+        change(value)
+        with open(path, "w") as f:
+            json.dump(value, f)
+    return edit
+
+
+def add_tensor(hf):
+    path = os.path.join(hf, "pytorch_model.bin")
+    state = torch.load(path, weights_only=True)
+    state["model.encoder.layers.0.self_attn.rotary.weight"] = torch.zeros(4)
+    torch.save(state, path)
+
+
 def check_refusals(res, work, hf):
-    """Language codes the checkpoint does not know are refused with the known list."""
-    cases = [(hf.get("mbart50-safetensors"), ["--source-lang", "en_XX", "--target-lang", "xx_YY"],
-              ["'xx_YY' is not a language code", "fr_XX", "de_DE"]),
-             (hf.get("nllb-safetensors"), ["--source-lang", "eng_Latn"],
-              ["--target-lang is needed", "fra_Latn", "zho_Hans"]),
-             (hf.get("t5-tied-relu-prefix"), ["--source-lang", "en", "--target-lang", "de"],
-              ["translation_en_to_de", "en_to_fr"])]
-    for number, (hf, args, words) in enumerate(cases):
-        out = os.path.join(work, "refused-%d" % number)
-        if hf is None:
+    """What the engine cannot represent, and language codes the checkpoint does not know, are
+    refused: exit status 1, the key or tensor named (with the known codes), no OUT_DIR."""
+    cases = [
+        ("mbart50-safetensors", ["--source-lang", "en_XX", "--target-lang", "xx_YY"], None,
+         ["'xx_YY' is not a language code", "fr_XX", "de_DE"]),
+        ("nllb-safetensors", ["--source-lang", "eng_Latn"], None,
+         ["--target-lang is needed", "fra_Latn", "zho_Hans"]),
+        ("t5-tied-relu-prefix", ["--source-lang", "en", "--target-lang", "de"], None,
+         ["translation_en_to_de", "en_to_fr"]),
+        ("t5-tied-relu-prefix", [], edit_json("config.json", lambda c: c.update(
+            feed_forward_proj="gated-gelu-fast")), ["'feed_forward_proj'"]),
+        ("mbart50-bin-relu", ["--source-lang", "en_XX", "--target-lang", "fr_XX"], add_tensor,
+         ["rotary.weight", "is not part of a mbart model"]),
+        ("mbart50-safetensors", [], edit_json("tokenizer_config.json", lambda c: c.update(
+            tokenizer_class="MBartTokenizer")), ["'tokenizer_class'", "MBart50Tokenizer"]),
+        ("m2m100-safetensors", [], edit_json("config.json", lambda c: c.update(vocab_size=50)),
+         ["more than the model's vocab_size (50)"]),
+        ("nllb-safetensors", ["--target-lang", "fra_Latn"], edit_json(
+            "tokenizer_config.json", lambda c: c["added_tokens_decoder"].update(
+                {"5": {"content": "fra_Latn"}})), ["'fra_Latn' id 5"]),
+    ]
+    for number, (name, args, change, words) in enumerate(cases):
+        if name not in hf:
             continue
-        p = checks.run([sys.executable, CONVERTER, hf, out] + args)
+        copy = os.path.join(work, "refused-%d-hf" % number)
+        shutil.copytree(hf[name], copy)
+        if change:
+            change(copy)
+        out = os.path.join(work, "refused-%d" % number)
+        p = checks.run([sys.executable, CONVERTER, copy, out] + args)
         res.check(p.returncode == 1 and all(w in p.stderr for w in words)
-                  and not os.path.exists(out), "refusal %s: exit %d, %r"
-                  % (args, p.returncode, p.stderr))
+                  and len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(out),
+                  "refusal %d %s: exit %d, %r" % (number, args, p.returncode, p.stderr))
+        print("refused: %s" % p.stderr.strip()[:160])
 
 
 def main():

@@ -105,6 +105,11 @@ def _t5_task_prefix(args, inputs, data, notes):
 
 def convert(args):
     output.check_paths(args.hf_dir, args.out_dir)
+    if args.drop_missing_pieces:
+        raise ConversionError(args.hf_dir, "--drop-missing-pieces applies to Marian's unigram "
+                                           "models only: without the pieces a BPE model cuts "
+                                           "text differently, and M2M100Tokenizer reads them as "
+                                           "<unk>, as the converter does by default")
     inputs = {"config_path": os.path.join(args.hf_dir, "config.json"),
               "tokenizer_path": os.path.join(args.hf_dir, "tokenizer_config.json")}
     inputs["config"] = _read_object(inputs["config_path"], True)

@@ -14,8 +14,10 @@ maintainer=${MINIMT_DEB_MAINTAINER:-"minimt maintainers <maintainers@minimt.inva
 
 tools/setup.sh --packages "dpkg-dev make" --no-build
 
-# A build of its own: the install prefix (/usr) is compiled in as the last models folder.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+# A build of its own: the install prefix (/usr) is compiled in as the last models folder. No
+# tests: they need Catch2, which only tools/setup.sh --tests installs.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF \
+  >/dev/null
 cmake --build "$build" -j"$(nproc)" --target minimt minimt_cli_docs >"$build/package-build.log" 2>&1 ||
   { cat "$build/package-build.log" >&2; exit 1; }
 

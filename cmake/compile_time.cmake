@@ -1,7 +1,7 @@
 # What the first command compiles, made cheaper (docs/performance.md, "The first command").
 # Most of its CPU time went to the same headers compiled again and again: CLI11 (header-only, its
 # inline functions generated anew in each of the 14 command-line files that use it) and
-# nlohmann/json (in 34 files). Unity builds compile a floor's files together, several files to
+# nlohmann/json (in 41 files). Unity builds compile a floor's files together, several files to
 # a compilation, so those headers are parsed and generated once per batch: the command line as
 # one batch, base, model and app in batches of 8 (a change there recompiles 8 files, not all).
 # The engine stays out: its kernels carry per-file flags and instruction-set pragmas, and its

@@ -10,6 +10,7 @@
 #include "minimt/app/alignment.h"
 #include "minimt/app/dump_schema.h"
 #include "minimt/app/request.h"
+#include "minimt/app/terminal_heatmap.h"
 #include "minimt/engine/compute_type.h"
 
 namespace minimt {
@@ -68,6 +69,13 @@ void check_values(const Request& request, const Checker& check) {
   check.problem("align_rule",
                 align_rule_problem(r.align_rule.empty() ? default_align_rule() : r.align_rule));
   check.range("alternatives", r.alternatives, 0, limits::kMaxAlternatives);
+  if (r.show) {
+    try {
+      parse_heatmap_choice(*r.show);
+    } catch (const Error& e) {
+      check.problem("show", e.what());
+    }
+  }
   if (!request.compute_type.empty()) {
     try {
       parse_compute_type(request.compute_type);

@@ -2,6 +2,9 @@
 // of heatmaps, and optionally as static SVGs.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -69,13 +72,6 @@ void write_svg(const SvgFile& svg_file) {
             << ")\n";
 }
 
-AttentionDump read_dump(const std::string& path) {
-  if (path == "-") return read_attention_dump(std::cin, "stdin");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot read " + path);
-  return read_attention_dump(in, path);
-}
-
 // The page for `dump` and what it holds.
 struct RenderedView {
   std::string text;
@@ -106,7 +102,7 @@ void write_view(const AttentionDump& dump, const std::string& path, const ViewOp
 }
 
 int run_view(const ViewArgs& args) {
-  const AttentionDump dump = read_dump(args.dump);
+  const AttentionDump dump = read_dump_file(args.dump);
   ViewOptions options;
   options.title = args.title;
   options.sentences =
@@ -159,6 +155,16 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
 }
 
 }  // namespace
+
+AttentionDump read_dump_file(const std::string& path) {
+  if (path == "-") return read_attention_dump(std::cin, "stdin");
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw IoError("cannot read " + path + ": it is a directory, not a dump");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot read " + path + ": " + std::strerror(errno));
+  return read_attention_dump(in, path);
+}
 
 void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
   std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "

@@ -7,6 +7,7 @@
 //  "selection": {"types": [TYPE...], "layers": [INT...] or null, "heads": [INT...],
 //                "encoder_layers": [INT...], "decoder_layers": [INT...] (only with layers)},
 //  "masked_heads": "TYPE:LAYER:HEAD,..." (only with --mask-heads),
+//  "notes": [S...] (only for a model whose attention reads differently: format 2),
 //  "sentences": [{"source": S, "translation": S  or  "error": S,
 //                 "source_tokens": [S...], "decoder_input_tokens": [S...],
 //                 "output_tokens": [S...], "output_log_probs": [F...],
@@ -40,7 +41,8 @@ inline constexpr char kEncoderLayers[] = "encoder_layers";  // in "selection", w
 inline constexpr char kDecoderLayers[] = "decoder_layers";
 inline constexpr char kSentences[] = "sentences";
 inline constexpr char kMaskedHeads[] = "masked_heads";  // optional: "cross:2:1,..." (--mask-heads)
-inline constexpr char kSource[] = "source";             // in each sentence
+inline constexpr char kNotes[] = "notes";    // optional: what the numbers mean for this model
+inline constexpr char kSource[] = "source";  // in each sentence
 inline constexpr char kTranslation[] = "translation";
 inline constexpr char kError[] = "error";
 inline constexpr char kSourceTokens[] = "source_tokens";

@@ -119,8 +119,8 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
        << key(schema::kHeads) << join_ints(heads_);
   // The layer numbers the selection names in each stack, so that "-1" reads as its number.
   if (!selection_.layers.empty())
-    out_ << ',' << key(schema::kEncoderLayers) << join_ints(resolve_layers(c.encoder_layers))
-         << ',' << key(schema::kDecoderLayers) << join_ints(resolve_layers(c.decoder_layers));
+    out_ << ',' << key(schema::kEncoderLayers) << join_ints(resolve_layers(c.encoder_layers)) << ','
+         << key(schema::kDecoderLayers) << join_ints(resolve_layers(c.decoder_layers));
   out_ << "},\n";
   if (!selection_.masked_heads.empty())
     out_ << key(schema::kMaskedHeads) << json_string(selection_.masked_heads) << ",\n";

@@ -16,7 +16,8 @@ std::vector<const DumpSentence*> shown(const AttentionDump& dump, const std::vec
 // The line that stands for a sentence without attention, or "" when it has some.
 std::string without_attention(const DumpSentence& s) {
   const std::string where = "sentence " + std::to_string(s.number);
-  if (!s.error.empty()) return where + " was not translated: " + view::terminal_escape(s.error) + "\n";
+  if (!s.error.empty())
+    return where + " was not translated: " + view::terminal_escape(s.error) + "\n";
   if (s.blank()) return where + " is a blank line: no tokens, no attention to draw\n";
   return "";
 }
@@ -41,9 +42,9 @@ std::string show_difference(const NamedDump& a, const NamedDump& b, const ShowOp
     if (!out.empty()) out += "\n";
     const DumpSentence& sa = a.dump.sentences.at(sb->number - 1);
     const std::string note = without_attention(*sb);
-    out += note.empty() ? draw_heatmap_difference(sa, *sb, options.choice, options.style, a.name,
-                                                  b.name)
-                        : note;
+    out += note.empty()
+               ? draw_heatmap_difference(sa, *sb, options.choice, options.style, a.name, b.name)
+               : note;
   }
   return out + "\n" + change_table(changes, a, b);
 }

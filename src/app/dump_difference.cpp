@@ -50,14 +50,15 @@ void check_same_sentences(const NamedDump& a, const NamedDump& b) {
       const std::vector<std::string>& a;
       const std::vector<std::string>& b;
     };
-    for (const Axis& axis : {Axis{"source token", sa[n].source_tokens, sb[n].source_tokens},
-                             Axis{"decoder input token", sa[n].decoder_input_tokens,
-                                  sb[n].decoder_input_tokens}}) {
+    for (const Axis& axis :
+         {Axis{"source token", sa[n].source_tokens, sb[n].source_tokens},
+          Axis{"decoder input token", sa[n].decoder_input_tokens, sb[n].decoder_input_tokens}}) {
       const long long i = first_difference(axis.a, axis.b);
       if (i >= 0)
-        throw Error(where + ", " + axis.what + " " + std::to_string(i) + " (from 0): " +
-                    token_or_end(axis.a, i) + " in " + a.name + ", " + token_or_end(axis.b, i) +
-                    " in " + b.name + " (the runs translated differently; compare dumps of "
+        throw Error(where + ", " + axis.what + " " + std::to_string(i) +
+                    " (from 0): " + token_or_end(axis.a, i) + " in " + a.name + ", " +
+                    token_or_end(axis.b, i) + " in " + b.name +
+                    " (the runs translated differently; compare dumps of "
                     "the same translations, e.g. from minimt score)");
     }
   }
@@ -144,7 +145,9 @@ std::string change_table(const std::vector<HeadChange>& changes, const NamedDump
     else
       row += view::terminal_escape(c.query) + " -> " + view::terminal_escape(c.key);
     if (c.masked_a || c.masked_b)
-      row += std::string("  masked in ") + (c.masked_a && c.masked_b ? "both" : c.masked_a ? "A" : "B");
+      row += std::string("  masked in ") + (c.masked_a && c.masked_b ? "both"
+                                            : c.masked_a             ? "A"
+                                                                     : "B");
     out += row + "\n";
   }
   return out;

@@ -254,7 +254,7 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
   AttentionDump dump;
   dump.model = string_field(document, schema::kModel, name);
   dump.compute_type = string_field(document, schema::kComputeType, name);
-  const Selection selection = read_selection(document, name, dump);
+  const Selection selection = dump_read::read_selection(document, name, dump);
   auto sentences = document.find(schema::kSentences);
   if (sentences == document.end() || !sentences->is_array())
     throw Error(name + ": \"sentences\" is missing or not a list");

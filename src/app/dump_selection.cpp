@@ -38,7 +38,8 @@ std::set<std::tuple<std::string, int, int>> masked_heads(const std::string& text
     int layer = 0, head = 0;
     size_t used_layer = 0, used_head = 0;
     try {
-      if (first == std::string::npos || second == std::string::npos) throw std::invalid_argument("");
+      if (first == std::string::npos || second == std::string::npos)
+        throw std::invalid_argument("");
       const std::string layer_text = item.substr(first + 1, second - first - 1);
       const std::string head_text = item.substr(second + 1);
       layer = std::stoi(layer_text, &used_layer);
@@ -87,17 +88,17 @@ Selection read_selection(const json& document, const std::string& name, Attentio
       out.heads.push_back(h.get<int>());
     }
   out.layers = selection.value(schema::kLayers, json());
-  out.encoder_layers =
-      int_list(selection.value(schema::kEncoderLayers, json()), name + ": selection.encoder_layers");
-  out.decoder_layers =
-      int_list(selection.value(schema::kDecoderLayers, json()), name + ": selection.decoder_layers");
+  out.encoder_layers = int_list(selection.value(schema::kEncoderLayers, json()),
+                                name + ": selection.encoder_layers");
+  out.decoder_layers = int_list(selection.value(schema::kDecoderLayers, json()),
+                                name + ": selection.decoder_layers");
   dump.masked_heads = string_field(document, schema::kMaskedHeads, name);
   out.masked = masked_heads(dump.masked_heads, name);
   return out;
 }
 
-std::vector<std::string> layer_labels(const schema::AttentionType& type,
-                                      const Selection& selection, int count) {
+std::vector<std::string> layer_labels(const schema::AttentionType& type, const Selection& selection,
+                                      int count) {
   const std::vector<int>& numbers =
       std::string(type.type) == "encoder" ? selection.encoder_layers : selection.decoder_layers;
   if (static_cast<int>(numbers.size()) != count) return dump_layer_labels(selection.layers, count);

@@ -17,7 +17,7 @@ struct Selection {
   std::vector<int> heads;
   bool heads_given = false;
   nlohmann::json layers;
-  std::vector<int> encoder_layers, decoder_layers;  // the numbers of the layers kept, if given
+  std::vector<int> encoder_layers, decoder_layers;     // the numbers of the layers kept, if given
   std::set<std::tuple<std::string, int, int>> masked;  // (type, layer number, head number)
 };
 

@@ -59,8 +59,8 @@ void plan_show(RequestPlan& plan, const ModelConfig& c, FieldSpelling spelling) 
                                    " " + choice.type + " layers, numbered from 0; -1 the last)");
   if (choice.head && *choice.head >= c.num_heads)
     throw RequestError("show", name + "head " + std::to_string(*choice.head) +
-                                   " does not exist (the model has " +
-                                   std::to_string(c.num_heads) + " heads, numbered from 0)");
+                                   " does not exist (the model has " + std::to_string(c.num_heads) +
+                                   " heads, numbered from 0)");
   plan.show = choice;
   plan.show->layer = layer;
   plan.show_selection.types = {choice.type};

@@ -114,7 +114,8 @@ void RequestRun::render(LineBatch& batch) const {
   for (size_t i = 0; i < batch.translations.size(); ++i) {
     Translation& t = batch.translations[i];
     batch.records.push_back(make_record_(t, batch.first_line + i, per_line));
-    if (!dump_ && !page_writer_) t.attention.reset();  // only the alignment needed it
+    // Only the alignment needed it.
+    if (!dump_ && !page_writer_ && !plan_.show) t.attention.reset();
     for (Translation& entry : t.n_best) entry.attention.reset();
   }
 }

@@ -6,9 +6,9 @@
 namespace minimt::view {
 namespace {
 
-constexpr char kAsciiRamp[] = " .:-=+*#%@";                                // 10 levels
+constexpr char kAsciiRamp[] = " .:-=+*#%@";                                   // 10 levels
 const char* const kShades[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};  // 5 levels
-constexpr int kCubeLevels[] = {0, 95, 135, 175, 215, 255};                 // xterm's cube
+constexpr int kCubeLevels[] = {0, 95, 135, 175, 215, 255};                    // xterm's cube
 
 int squared_distance(const Rgb& a, const Rgb& b) {
   int d = 0;

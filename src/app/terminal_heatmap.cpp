@@ -21,17 +21,17 @@ using view::pad_width;
 using view::terminal_escape;
 using view::terminal_width;
 
-constexpr int kMaxRowLabel = 16;    // columns of the pieces left of the rows
-constexpr int kMaxRightLabel = 24;  // of the predicted piece and its probability
+constexpr int kMaxRowLabel = 16;     // columns of the pieces left of the rows
+constexpr int kMaxRightLabel = 24;   // of the predicted piece and its probability
 constexpr int kMaxColumnLabel = 10;  // lines of the pieces written downwards
 
 // What one drawing shows, whatever chose it.
 struct Grid {
-  std::vector<std::string> heading;                // prose lines above, wrapped to the width
-  std::vector<std::string> rows, cols, right;      // labels, terminal_escape'd; right may be empty
-  std::function<std::string(int, int)> cell;       // the painted cell of (row, col)
+  std::vector<std::string> heading;            // prose lines above, wrapped to the width
+  std::vector<std::string> rows, cols, right;  // labels, terminal_escape'd; right may be empty
+  std::function<std::string(int, int)> cell;   // the painted cell of (row, col)
   TerminalColours colours = TerminalColours::kPlain;
-  std::string legend;                              // one line under it
+  std::string legend;  // one line under it
 };
 
 // `text` in lines of at most `width` columns, broken at spaces (a longer word is cut).
@@ -120,8 +120,8 @@ std::string draw_grid(const Grid& g, int width) {
 struct Chosen {
   const AttentionMatrices* m = nullptr;
   const dump_schema::AttentionType* type = nullptr;
-  int layer = 0;               // into m's layers
-  std::optional<int> head;     // into m's heads; unset: the average
+  int layer = 0;            // into m's layers
+  std::optional<int> head;  // into m's heads; unset: the average
 };
 
 std::string list_numbers(const std::vector<std::string>& labels) {
@@ -160,8 +160,8 @@ Chosen choose(const DumpSentence& s, const HeatmapChoice& choice) {
     if (found == m.heads.end()) {
       std::vector<std::string> heads;
       for (int h : m.heads) heads.push_back(std::to_string(h));
-      throw Error("head " + std::to_string(*choice.head) + " is not in the dump (its heads: " +
-                  list_numbers(heads) + ")");
+      throw Error("head " + std::to_string(*choice.head) +
+                  " is not in the dump (its heads: " + list_numbers(heads) + ")");
     }
     c.head = static_cast<int>(found - m.heads.begin());
   }
@@ -180,8 +180,8 @@ std::string head_text(const Chosen& c) {
   for (int h : m.averaged_heads(c.layer)) kept.push_back(std::to_string(m.heads[h]));
   for (size_t h = 0; h < m.heads.size(); ++h)
     if (m.is_masked(c.layer, static_cast<int>(h))) masked.push_back(std::to_string(m.heads[h]));
-  std::string text = "average of head" + std::string(kept.size() == 1 ? " " : "s ") +
-                     list_numbers(kept);
+  std::string text =
+      "average of head" + std::string(kept.size() == 1 ? " " : "s ") + list_numbers(kept);
   if (masked.size() == m.heads.size())
     text += " (all masked by --mask-heads: every weight is 0)";
   else if (!masked.empty())

@@ -70,7 +70,8 @@ void add_show_options(CLI::App& command, ShowArgs& args) {
       .add_option_function<std::string>(
           "--head",
           [&args](const std::string& head) {
-            if (head != "avg") args.head = parse_numbers("--head", head, false, "a head number or avg")[0];
+            if (head != "avg")
+              args.head = parse_numbers("--head", head, false, "a head number or avg")[0];
           },
           "a head's number, or avg: the average over the heads not masked (the default)")
       ->type_name("H");

@@ -27,8 +27,8 @@ struct HeadChange {
   int head = 0;
   float change = 0;  // B - A there
   float a = 0, b = 0;
-  int sentence = 0;        // numbered from 1
-  std::string query, key;  // the pieces of its row and column
+  int sentence = 0;                         // numbered from 1
+  std::string query, key;                   // the pieces of its row and column
   bool masked_a = false, masked_b = false;  // --mask-heads switched the head off in A, in B
 };
 

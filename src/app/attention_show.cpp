@@ -22,10 +22,22 @@ std::string without_attention(const DumpSentence& s) {
   return "";
 }
 
+// The model and compute type that wrote the dump, then its notes on what the model's scores
+// include (a T5's relative position bias), one line each; "" when options.header is false.
+std::string header_text(const AttentionDump& dump, const ShowOptions& options) {
+  if (!options.header) return "";
+  std::string out = "model " + view::terminal_escape(dump.model);
+  out += dump.compute_type.empty() ? " (compute type not recorded)"
+                                   : ", compute type " + view::terminal_escape(dump.compute_type);
+  out += "\n";
+  for (const std::string& note : dump.notes) out += "note: " + view::terminal_escape(note) + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string show_dump(const AttentionDump& dump, const ShowOptions& options) {
-  std::string out;
+  std::string out = header_text(dump, options);
   for (const DumpSentence* s : shown(dump, options.sentences)) {
     if (!out.empty()) out += "\n";
     const std::string note = without_attention(*s);
@@ -37,6 +49,9 @@ std::string show_dump(const AttentionDump& dump, const ShowOptions& options) {
 std::string show_difference(const NamedDump& a, const NamedDump& b, const ShowOptions& options) {
   const std::vector<HeadChange> changes = largest_changes(a, b, options.sentences);
   std::string out;
+  if (options.header) {
+    out = "A: " + header_text(a.dump, options) + "B: " + header_text(b.dump, options);
+  }
   const std::vector<const DumpSentence*> in_b = shown(b.dump, options.sentences);
   for (const DumpSentence* sb : in_b) {
     if (!out.empty()) out += "\n";

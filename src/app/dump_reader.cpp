@@ -255,6 +255,7 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
   dump.model = string_field(document, schema::kModel, name);
   dump.compute_type = string_field(document, schema::kComputeType, name);
   const Selection selection = dump_read::read_selection(document, name, dump);
+  dump.notes = string_list(document.value(schema::kNotes, json()), name + ": \"notes\"");
   auto sentences = document.find(schema::kSentences);
   if (sentences == document.end() || !sentences->is_array())
     throw Error(name + ": \"sentences\" is missing or not a list");

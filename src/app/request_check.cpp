@@ -102,6 +102,11 @@ void check_combinations(const Request& request, const Checker& check) {
     check.fail("batch_size", batch + " times " + beam + " is more than " +
                                  std::to_string(limits::kMaxBeamsPerBatch) + " hypotheses at once");
   const RecordSettings& r = request.record;
+  // Text output has one translation per line: the alternatives would be dropped unseen.
+  if (r.alternatives > 0 && request.format == OutputFormat::kText)
+    check.fail("alternatives", check.name("alternatives") +
+                                   " lists tokens in JSON Lines output only (text has one "
+                                   "translation per line): add " + check.name("format") + " jsonl");
   if (r.rollout && !r.dump_attention && !r.view)
     check.fail("rollout", check.name("rollout") + " adds to " + check.name("dump_attention") +
                               " or " + check.name("view") + ": give one of them");

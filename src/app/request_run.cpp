@@ -148,6 +148,7 @@ std::string RequestRun::picture(const Translation& t, long long line) const {
   ShowOptions options;
   options.choice = *plan_.show;
   options.style = attention_.show_style;
+  options.header = false;
   return show_dump(dump, options);
 }
 

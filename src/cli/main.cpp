@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/memory_setup.h"
 #include "cli/path_guard.h"
+#include "cli/usage_hint.h"
 #include "minimt/app/request.h"
 #include "minimt/base/error.h"
 
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "minimt: " << e.what() << "\nRun 'minimt --help' for usage.\n";
+    std::cerr << "minimt: " << e.what() << "\n" << minimt::cli::usage_hint(app, argc, argv) << "\n";
     return kExitUsage;
   }
 

@@ -21,7 +21,10 @@ Checks, against the dumps' own numbers read here in Python:
     the sentence and the token;
   - the dump says which compute type wrote it, and --dump-layers -1 labels the last layer by
     its number;
-  - translate --show draws each line's heatmap on stderr, and a layer the model lacks is refused.
+  - translate --show draws each line's heatmap on stderr, and a layer the model lacks is refused;
+  - show's header names the compute type and the dump's notes;
+  - usage errors: a misspelled subcommand gets a suggestion, a subcommand's error points to its
+    own --help, and view and show say why a dump cannot be read.
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
 
@@ -193,7 +196,7 @@ def main():
     check("average of heads 0, 2, 3" in out and "head 1 masked" in out,
           "the average names its heads and the masked one", out[:400])
     status, out, _ = run(minimt, ["show", masked_dump, "--head", "1", "--color", "never"])
-    check("masked" in out.splitlines()[0], "a masked head's title says so", out[:200])
+    check("masked" in out.splitlines()[2], "a masked head's title says so", out[:200])
 
     # Two runs: B - A, the largest change per head against the dumps.
     status, diff, err = run(minimt, ["show", plain_dump, masked_dump, "--color", "never"])
@@ -222,7 +225,7 @@ def main():
                                   "--dump-layers", "-1", "--dump-types", "cross", sentence,
                                   "Le chat."])
     status, out, err = run(minimt, ["show", other_dump, "--color", "never"])
-    check(status == 0 and "layer 2" in out.splitlines()[0] and "layer -1" not in out,
+    check(status == 0 and "layer 2" in out.splitlines()[2] and "layer -1" not in out,
           "--dump-layers -1: labelled layer 2", out[:200] + err)
 
     # translate --show: the heatmap on stderr.
@@ -232,6 +235,28 @@ def main():
           "translate --show: the translation on stdout, the heatmap on stderr", out + err)
     status, _, err = run(minimt, ["translate", "-m", model, "--show", "cross:7", sentence])
     check(status != 0 and "layer 7" in err, "translate --show: a layer the model lacks", err)
+
+    # The header: the model and compute type, and the dump's notes on what the scores include.
+    noted = dict(plain, notes=["the relative position bias is part of the score"])
+    noted_dump = os.path.join(scratch, "noted.json")
+    with open(noted_dump, "w", encoding="utf-8") as f:
+        json.dump(noted, f)
+    status, out, err = run(minimt, ["show", noted_dump, "--color", "never"])
+    head = out.splitlines()[:2]
+    check(status == 0 and head[0].endswith("compute type float32") and
+          head[1] == "note: the relative position bias is part of the score",
+          "show's header: the compute type and the dump's notes", repr(head) + err)
+
+    # Usage errors: a suggestion, the subcommand's help, why a dump cannot be read.
+    status, _, err = run(minimt, ["transate", "x"])
+    check(status == 2 and "Did you mean 'translate'?" in err, "a misspelled subcommand", err)
+    status, _, err = run(minimt, ["show", plain_dump, "--type", "crosss"])
+    check(status == 2 and "Run 'minimt show --help' for usage." in err,
+          "a subcommand's usage error points to its own help", err)
+    status, _, err = run(minimt, ["view", os.path.join(scratch, "nope.json")])
+    check(status == 1 and "No such file or directory" in err, "view of a missing file says why", err)
+    status, _, err = run(minimt, ["show", scratch])
+    check(status == 1 and "is a directory" in err, "show of a directory says why", err)
 
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)

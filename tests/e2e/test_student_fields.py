@@ -12,6 +12,7 @@ Checks, against numbers minimt did not produce itself where there are any:
   - an all-caps sentence: "unknown" lists the distinct words read as <unk> (SentencePiece, read
     here in Python, says which pieces are unknown), and the warning names them with the line;
   - --max-length 3: "cut_short": true, three tokens and no eos, and a warning naming the line;
+  - --alternatives with text output (where they cannot appear) is refused, exit 2;
     a sentence that ends normally has neither.
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -93,6 +94,12 @@ def main():
     status, _, err = run(minimt, "-m", model, "-q", "--format", "jsonl", "--max-length", "3",
                          "The black cat.")
     check(status == 0 and err == "", "-q: no warning")
+    # Text output has one translation per line: --alternatives would vanish, so it is refused.
+    result = subprocess.run([minimt, "translate", "-m", model, "--alternatives", "3", "The cat."],
+                            capture_output=True, timeout=120)
+    check(result.returncode == 2 and result.stdout == b"" and
+          b"--alternatives lists tokens in JSON Lines output only" in result.stderr,
+          "--alternatives with text output: refused, not ignored", repr(result.stderr))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

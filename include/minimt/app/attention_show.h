@@ -15,6 +15,9 @@ struct ShowOptions {
   HeatmapChoice choice;
   std::vector<int> sentences;  // numbered from 1; empty: every sentence of the dump
   TerminalStyle style;
+  // A first line naming the model and compute type that wrote the dump, and the dump's notes on
+  // what the model's scores include (translate --show draws without it).
+  bool header = true;
 };
 
 // Each chosen sentence's heatmap, a blank line between two; a blank or failed sentence gets a

@@ -106,7 +106,8 @@ void check_combinations(const Request& request, const Checker& check) {
   if (r.alternatives > 0 && request.format == OutputFormat::kText)
     check.fail("alternatives", check.name("alternatives") +
                                    " lists tokens in JSON Lines output only (text has one "
-                                   "translation per line): add " + check.name("format") + " jsonl");
+                                   "translation per line): add " +
+                                   check.name("format") + " jsonl");
   if (r.rollout && !r.dump_attention && !r.view)
     check.fail("rollout", check.name("rollout") + " adds to " + check.name("dump_attention") +
                               " or " + check.name("view") + ": give one of them");

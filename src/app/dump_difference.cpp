@@ -133,7 +133,13 @@ std::string change_table(const std::vector<HeadChange>& changes, const NamedDump
   std::string out = "largest change per head, B - A (B = " + view::terminal_escape(b.name) +
                     ", A = " + view::terminal_escape(a.name) + "), most changed first:\n" +
                     "type     layer head   B - A       A       B  sentence  query -> key\n";
+  int unchanged = 0;
   for (const HeadChange& c : changes) {
+    // Heads equal in every cell make one line: the table is about what changed.
+    if (c.change == 0 && c.sentence != 0 && c.masked_a == c.masked_b) {
+      ++unchanged;
+      continue;
+    }
     std::string row = view::pad_width(c.type, 9, false) + view::pad_width(c.layer, 5, true) +
                       view::pad_width(std::to_string(c.head), 5, true) +
                       view::pad_width(fixed(c.change, "%+.4f"), 8, true) +
@@ -150,6 +156,9 @@ std::string change_table(const std::vector<HeadChange>& changes, const NamedDump
                                                                      : "B");
     out += row + "\n";
   }
+  if (unchanged > 0)
+    out += "and " + std::to_string(unchanged) + " head" + (unchanged == 1 ? "" : "s") +
+           " with B - A = 0 in every cell\n";
   return out;
 }
 

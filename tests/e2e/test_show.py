@@ -33,6 +33,7 @@ import math
 import os
 import pty
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -112,7 +113,7 @@ def main():
                                   sentence, "Le chat noir voit le petit chien."])
     check(status == 0, "score --dump-attention", err)
     status, _, err = run(minimt, ["score", "-m", model, "--dump-attention", masked_dump,
-                                  "--mask-heads", "cross:2:1", sentence,
+                                  "--mask-heads", "cross:0:1,cross:2:1", sentence,
                                   "Le chat noir voit le petit chien."])
     check(status == 0, "score --mask-heads --dump-attention", err)
     status, _, err = run(minimt, ["score", "-m", model, "--dump-attention", other_dump,
@@ -208,14 +209,25 @@ def main():
     largest = max((bv - av for ar, br in zip(a, b) for av, bv in zip(ar, br)), key=abs)
     check(row and abs(float(row.group(1)) - largest) < 1e-4 and float(row.group(3)) == 0,
           "the masked head's largest change is -its largest weight", "%r %f" % (row and row.groups(), largest))
-    for layer_index, layer in enumerate(("0", "1")):
-        pa = plain["sentences"][0]["encoder_self_attention"][layer_index][2]
-        pb = masked["sentences"][0]["encoder_self_attention"][layer_index][2]
-        change = max((abs(y - x) for ra, rb in zip(pa, pb) for x, y in zip(ra, rb)))
-        r = re.search(r"^encoder\s+%s\s+2\s+([-+][0-9.]+)" % layer, table, re.M)
-        check(r and abs(abs(float(r.group(1))) - change) < 1e-4,
-              "encoder layer %s head 2: the same largest change as the dumps" % layer,
-              "%r %f" % (r and r.group(1), change))
+    # Every other head: its largest change from the dumps, listed when not 0, else counted.
+    unchanged = 0
+    for key, type_name in (("encoder_self_attention", "encoder"),
+                           ("decoder_self_attention", "decoder"), ("cross_attention", "cross")):
+        for layer, (la, lb) in enumerate(zip(plain["sentences"][0][key], masked["sentences"][0][key])):
+            for head, (ha, hb) in enumerate(zip(la, lb)):
+                change = max(abs(y - x) for ra, rb in zip(ha, hb) for x, y in zip(ra, rb))
+                if type_name == "cross" and head == 1 and layer in (0, 2):
+                    continue
+                if change == 0:
+                    unchanged += 1
+                    continue
+                r = re.search(r"^%s\s+%d\s+%d\s+([-+][0-9.]+)" % (type_name, layer, head),
+                              table, re.M)
+                check(r and abs(abs(float(r.group(1))) - change) < 1e-4,
+                      "%s layer %d head %d: the largest change of the dumps" % (type_name, layer, head),
+                      "%r %f" % (r and r.group(1), change))
+    check(("and %d heads with B - A = 0 in every cell" % unchanged) in table,
+          "the heads that did not change are counted", "%d\n%s" % (unchanged, table))
     status, _, err = run(minimt, ["show", plain_dump, other_dump])
     check(status != 0 and "sentence 1" in err and "decoder input token" in err and "'▁petit'" in err,
           "dumps of other tokens: refused, naming the sentence and the token", err)
@@ -258,6 +270,7 @@ def main():
     status, _, err = run(minimt, ["show", scratch])
     check(status == 1 and "is a directory" in err, "show of a directory says why", err)
 
+    shutil.rmtree(scratch)
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
 

@@ -38,7 +38,8 @@ struct HeadChange {
 std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
                                         const std::vector<int>& sentences);
 
-// The changes as an aligned text table with a heading line, for a terminal.
+// The changes as an aligned text table with a heading line, for a terminal; the heads that did
+// not change at all are counted on one last line.
 std::string change_table(const std::vector<HeadChange>& changes, const NamedDump& a,
                          const NamedDump& b);
 

@@ -78,6 +78,9 @@ std::shared_ptr<const Model> load_model(const std::string& option,
 // --compute-type TYPE, into target (which holds the default).
 void add_compute_type_option(CLI::App& command, std::string& target);
 
+// --sentences LIST (1,4-6) into `target`, for the commands that read a dump (view, show).
+CLI::Option* add_sentences_option(CLI::App& command, std::vector<std::string>& target);
+
 // An attention dump from `path` ("-": stdin); throws Error saying why it cannot be read.
 AttentionDump read_dump_file(const std::string& path);
 

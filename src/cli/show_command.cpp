@@ -75,17 +75,7 @@ void add_show_options(CLI::App& command, ShowArgs& args) {
           },
           "a head's number, or avg: the average over the heads not masked (the default)")
       ->type_name("H");
-  command
-      .add_option("--sentences", args.sentences,
-                  "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
-      ->type_name("LIST")
-      ->delimiter(',')
-      ->check(CLI::Validator(
-          [](std::string& item) {
-            return is_sentence_range(item) ? std::string()
-                                           : "not a sentence number or range: " + item;
-          },
-          "N|N-M"));
+  add_sentences_option(command, args.sentences);
   add_color_option(command, args.color);
   add_width_option(command, args.width);
 }

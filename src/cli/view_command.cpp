@@ -140,8 +140,14 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
                   "when several are shown)")
       ->type_name("PREFIX");
-  command
-      .add_option("--sentences", args.sentences,
+  add_sentences_option(command, args.sentences);
+}
+
+}  // namespace
+
+CLI::Option* add_sentences_option(CLI::App& command, std::vector<std::string>& target) {
+  return command
+      .add_option("--sentences", target,
                   "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
       ->type_name("LIST")
       ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
@@ -153,8 +159,6 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
           },
           "N|N-M"));
 }
-
-}  // namespace
 
 AttentionDump read_dump_file(const std::string& path) {
   if (path == "-") return read_attention_dump(std::cin, "stdin");

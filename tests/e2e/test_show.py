@@ -38,17 +38,11 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
+from test_batch_helpers import Tally
+
+tally = Tally()
+check = tally.check
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def check(condition, what, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s %s" % (what, detail[:2000]))
 
 
 def run(minimt, args, env=None):
@@ -271,8 +265,7 @@ def main():
     check(status == 1 and "is a directory" in err, "show of a directory says why", err)
 
     shutil.rmtree(scratch)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    tally.finish()
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <streambuf>
 
+#include "app/dump_selection.h"
 #include "minimt/base/error.h"
 
 namespace minimt {
@@ -11,6 +12,8 @@ namespace {
 
 using nlohmann::json;
 namespace schema = dump_schema;
+using dump_read::Selection;
+using dump_read::string_field;
 
 std::vector<std::string> string_list(const json& value, const std::string& where) {
   if (value.is_null()) return {};
@@ -21,13 +24,6 @@ std::vector<std::string> string_list(const json& value, const std::string& where
     out.push_back(item.get<std::string>());
   }
   return out;
-}
-
-std::string string_field(const json& object, const char* key, const std::string& where) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return "";
-  if (!it->is_string()) throw Error(where + ": \"" + key + "\" is not a string");
-  return it->get<std::string>();
 }
 
 const char* axis_token(schema::Axis axis) {
@@ -66,40 +62,6 @@ void read_matrices(const json& value, const std::string& where, AttentionMatrice
   }
 }
 
-// What "selection" says about every sentence: the types kept, the heads and layers.
-struct Selection {
-  std::vector<int> heads;
-  bool heads_given = false;
-  json layers;
-};
-
-Selection read_selection(const json& document, const std::string& name, AttentionDump& dump) {
-  const json selection = document.value(schema::kSelection, json::object());
-  if (!selection.is_object()) throw Error(name + ": \"selection\" is not an object");
-  const json types = selection.value(schema::kTypes, json());
-  if (types.is_array()) {
-    for (const json& t : types) {
-      if (!t.is_string()) throw Error(name + ": selection.types holds a non-string");
-      if (!schema::find_attention_type(t.get<std::string>()))
-        throw Error("attention view: unknown attention type " + t.get<std::string>());
-      dump.types.push_back(t.get<std::string>());
-    }
-  } else {
-    for (const schema::AttentionType& type : schema::kAttentionTypes)
-      dump.types.push_back(type.type);
-  }
-  Selection out;
-  const json heads = selection.value(schema::kHeads, json());
-  out.heads_given = heads.is_array();
-  if (out.heads_given)
-    for (const json& h : heads) {
-      if (!h.is_number_integer()) throw Error(name + ": selection.heads holds a non-integer");
-      out.heads.push_back(h.get<int>());
-    }
-  out.layers = selection.value(schema::kLayers, json());
-  return out;
-}
-
 // One type's matrices of one sentence: `value` is the sentence's entry for type.key.
 AttentionMatrices read_type(const json& value, const schema::AttentionType& type,
                             const DumpSentence& s, const Selection& selection,
@@ -125,8 +87,9 @@ AttentionMatrices read_type(const json& value, const schema::AttentionType& type
                       (m.rows == 0 ? "queries" : "keys"));
     return m;
   }
-  m.layer_labels = dump_layer_labels(selection.layers, layers);
+  m.layer_labels = layer_labels(type, selection, layers);
   read_matrices(value, where + ": " + type.key, m, axis_token(type.rows), axis_token(type.cols));
+  mark_masked(m, selection);
   return m;
 }
 
@@ -277,39 +240,6 @@ class LimitedInput : public std::streambuf {
 
 }  // namespace
 
-std::vector<std::string> dump_layer_labels(const json& selection_layers, int count) {
-  std::vector<std::string> labels;
-  auto positional = [&] {
-    labels.clear();
-    for (int l = 0; l < count; ++l) labels.push_back(std::to_string(l));
-    return labels;
-  };
-  if (!selection_layers.is_array()) return positional();
-  std::vector<int> chosen;
-  for (const json& x : selection_layers) {
-    if (!x.is_number_integer()) return positional();
-    chosen.push_back(x.get<int>());
-  }
-  // The writer keeps every negative layer (it refuses those that do not fit both stacks) and
-  // the non-negative ones below the stack's depth: find a depth that leaves `count` layers.
-  // Only the depths 0 and layer + 1 change what is kept: try those, shallowest first (trying
-  // every depth up to a huge layer number would hang; layer + 1 may overflow an int).
-  std::vector<long long> sorted(chosen.begin(), chosen.end());
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<long long> depths{0};
-  for (long long layer : sorted)
-    if (layer >= 0) depths.push_back(layer + 1);
-  for (long long depth : depths) {
-    auto below = std::lower_bound(sorted.begin(), sorted.end(), depth) - sorted.begin();
-    if (below != count) continue;
-    std::vector<std::string> kept;
-    for (int layer : chosen)
-      if (layer < depth) kept.push_back(std::to_string(layer));
-    return kept;
-  }
-  return positional();
-}
-
 AttentionDump parse_attention_dump(const json& document, const std::string& name) {
   if (!document.is_object() || document.value(schema::kFormat, json()) != schema::kFormatName)
     throw Error(name + ": not a minimt attention dump (\"format\" should be \"minimt-attention\")");
@@ -323,7 +253,9 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
         " is not supported (this minimt reads version 1)");
   AttentionDump dump;
   dump.model = string_field(document, schema::kModel, name);
-  const Selection selection = read_selection(document, name, dump);
+  dump.compute_type = string_field(document, schema::kComputeType, name);
+  const Selection selection = dump_read::read_selection(document, name, dump);
+  dump.notes = string_list(document.value(schema::kNotes, json()), name + ": \"notes\"");
   auto sentences = document.find(schema::kSentences);
   if (sentences == document.end() || !sentences->is_array())
     throw Error(name + ": \"sentences\" is missing or not a list");

@@ -10,6 +10,7 @@
 #include "minimt/app/alignment.h"
 #include "minimt/app/dump_schema.h"
 #include "minimt/app/request.h"
+#include "minimt/app/terminal_heatmap.h"
 #include "minimt/engine/compute_type.h"
 
 namespace minimt {
@@ -68,6 +69,13 @@ void check_values(const Request& request, const Checker& check) {
   check.problem("align_rule",
                 align_rule_problem(r.align_rule.empty() ? default_align_rule() : r.align_rule));
   check.range("alternatives", r.alternatives, 0, limits::kMaxAlternatives);
+  if (r.show) {
+    try {
+      parse_heatmap_choice(*r.show);
+    } catch (const Error& e) {
+      check.problem("show", e.what());
+    }
+  }
   if (!request.compute_type.empty()) {
     try {
       parse_compute_type(request.compute_type);
@@ -94,6 +102,12 @@ void check_combinations(const Request& request, const Checker& check) {
     check.fail("batch_size", batch + " times " + beam + " is more than " +
                                  std::to_string(limits::kMaxBeamsPerBatch) + " hypotheses at once");
   const RecordSettings& r = request.record;
+  // Text output has one translation per line: the alternatives would be dropped unseen.
+  if (r.alternatives > 0 && request.format == OutputFormat::kText)
+    check.fail("alternatives", check.name("alternatives") +
+                                   " lists tokens in JSON Lines output only (text has one "
+                                   "translation per line): add " +
+                                   check.name("format") + " jsonl");
   if (r.rollout && !r.dump_attention && !r.view)
     check.fail("rollout", check.name("rollout") + " adds to " + check.name("dump_attention") +
                               " or " + check.name("view") + ": give one of them");

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/line_run.h"
 #include "cli/option_parsing.h"
+#include "cli/terminal_style.h"
 #include "minimt/base/error.h"
 
 namespace minimt::cli {
@@ -67,7 +68,8 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   return input;
 }
 
-// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --rollout.
+// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --show, --color, --width,
+// --rollout.
 void add_attention_options(CLI::App& command, LineRunArgs& args) {
   RecordSettings& record = args.request.record;
   CLI::Option* dump =
@@ -101,6 +103,17 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
                   "also render the attention as one self-contained HTML page (as minimt view "
                   "does; it shows what --dump-* select when given)")
       ->type_name("FILE.html");
+  CLI::Option* show =
+      command
+          .add_option_function<std::string>(
+              "--show", [&record](const std::string& spec) { record.show = spec; },
+              "draw each line's attention as a heatmap on stderr, for the terminal: TYPE "
+              "(encoder, decoder or cross), then :LAYER (default -1, the last) and :HEAD (a "
+              "number, or avg: the average over the heads not masked, the default), e.g. "
+              "cross, cross:-1:avg, decoder:0:3")
+          ->type_name("TYPE[:LAYER[:HEAD]]");
+  add_color_option(command, args.color)->needs(show);
+  add_width_option(command, args.width)->needs(show);
   command.add_flag("--rollout", record.rollout,
                    "with --dump-attention or --view: add attention rollout (Abnar and Zuidema "
                    "2020, a heuristic): encoder_rollout [S][S] over every encoder layer, and "

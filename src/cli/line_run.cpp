@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/path_guard.h"
+#include "cli/terminal_style.h"
 #include "minimt/app/line_reader.h"
 #include "minimt/app/line_source.h"
 #include "minimt/app/output_file.h"
@@ -45,6 +46,10 @@ class TerminalSink : public RecordSink {
     const bool reader_there = out_.flush();  // each batch goes out as soon as it is its turn
     progress_.update(written);
     return reader_there;
+  }
+  void picture(const std::string& heatmap) override {  // above the bar, like the warnings
+    if (output_under_bar_) progress_.clear();
+    progress_.message(heatmap.substr(0, heatmap.size() - (heatmap.empty() ? 0 : 1)));
   }
   void finish();  // the warnings not given line by line, counted
 
@@ -122,7 +127,10 @@ class RunFiles {
   }
 
   OutputWriter& out() { return *out_; }
-  AttentionSinks attention() { return {dump_stream_.get(), view_file_ ? &page_ : nullptr}; }
+  AttentionSinks attention() {
+    return {dump_stream_.get(), view_file_ ? &page_ : nullptr,
+            terminal_style(STDERR_FILENO, args_.color, args_.width)};
+  }
 
   void commit(const RunSummary& summary) {
     if (dump_stream_) {

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/memory_setup.h"
 #include "cli/path_guard.h"
+#include "cli/usage_hint.h"
 #include "minimt/app/request.h"
 #include "minimt/base/error.h"
 
@@ -32,10 +33,9 @@ int main(int argc, char** argv) {
   // (minimt transalte) is reported as such rather than as a missing subcommand.
   app.require_subcommand(0, 1);
   const minimt::cli::Command commands[] = {
-      minimt::cli::add_translate(app), minimt::cli::add_score(app),
-      minimt::cli::add_heads(app),     minimt::cli::add_info(app),
-      minimt::cli::add_tokenize(app),  minimt::cli::add_view(app),
-      minimt::cli::add_vocab(app),     minimt::cli::add_models(app),
+      minimt::cli::add_translate(app), minimt::cli::add_score(app),    minimt::cli::add_heads(app),
+      minimt::cli::add_info(app),      minimt::cli::add_tokenize(app), minimt::cli::add_view(app),
+      minimt::cli::add_show(app),      minimt::cli::add_vocab(app),    minimt::cli::add_models(app),
       minimt::cli::add_convert(app)};
   // --version also works after a subcommand (minimt translate --version), as --help does.
   for (const auto& command : commands) command.app->set_version_flag("--version", version);
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "minimt: " << e.what() << "\nRun 'minimt --help' for usage.\n";
+    std::cerr << "minimt: " << e.what() << "\n" << minimt::cli::usage_hint(app, argc, argv) << "\n";
     return kExitUsage;
   }
 

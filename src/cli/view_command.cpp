@@ -2,6 +2,9 @@
 // of heatmaps, and optionally as static SVGs.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -69,13 +72,6 @@ void write_svg(const SvgFile& svg_file) {
             << ")\n";
 }
 
-AttentionDump read_dump(const std::string& path) {
-  if (path == "-") return read_attention_dump(std::cin, "stdin");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot read " + path);
-  return read_attention_dump(in, path);
-}
-
 // The page for `dump` and what it holds.
 struct RenderedView {
   std::string text;
@@ -106,7 +102,7 @@ void write_view(const AttentionDump& dump, const std::string& path, const ViewOp
 }
 
 int run_view(const ViewArgs& args) {
-  const AttentionDump dump = read_dump(args.dump);
+  const AttentionDump dump = read_dump_file(args.dump);
   ViewOptions options;
   options.title = args.title;
   options.sentences =
@@ -144,8 +140,14 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
                   "when several are shown)")
       ->type_name("PREFIX");
-  command
-      .add_option("--sentences", args.sentences,
+  add_sentences_option(command, args.sentences);
+}
+
+}  // namespace
+
+CLI::Option* add_sentences_option(CLI::App& command, std::vector<std::string>& target) {
+  return command
+      .add_option("--sentences", target,
                   "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
       ->type_name("LIST")
       ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
@@ -158,7 +160,15 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
           "N|N-M"));
 }
 
-}  // namespace
+AttentionDump read_dump_file(const std::string& path) {
+  if (path == "-") return read_attention_dump(std::cin, "stdin");
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw IoError("cannot read " + path + ": it is a directory, not a dump");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot read " + path + ": " + std::strerror(errno));
+  return read_attention_dump(in, path);
+}
 
 void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
   std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "

@@ -329,7 +329,7 @@ def check_view_bounds(tally, minimt, adir):
     page = os.path.join(adir, "bounds.html")
     expect(tally, "--sentences 1-999999999999", run(v + ["--sentences", "1-999999999999"], adir),
            2, "minimt: --sentences: not a sentence number or range: 1-999999999999\n"
-           "Run 'minimt --help' for usage.\n")
+           "Run 'minimt view --help' for usage.\n")
     for item in ("2-999999999", "4", "1,3-4"):
         last = item.split("-")[-1].split(",")[-1]
         result = run(v + ["--sentences", item], adir, preexec=limit_memory(1 << 30))

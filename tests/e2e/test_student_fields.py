@@ -12,6 +12,8 @@ Checks, against numbers minimt did not produce itself where there are any:
   - an all-caps sentence: "unknown" lists the distinct words read as <unk> (SentencePiece, read
     here in Python, says which pieces are unknown), and the warning names them with the line;
   - --max-length 3: "cut_short": true, three tokens and no eos, and a warning naming the line;
+  - text n-best with a length penalty prints the ranking score, which orders the ranks;
+  - --alternatives with text output (where they cannot appear) is refused, exit 2;
     a sentence that ends normally has neither.
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -93,6 +95,25 @@ def main():
     status, _, err = run(minimt, "-m", model, "-q", "--format", "jsonl", "--max-length", "3",
                          "The black cat.")
     check(status == 0 and err == "", "-q: no warning")
+    # Text n-best with a length penalty: SCORE is the number that ranks, the log-probability
+    # over the length (tokens and eos) to the penalty, computed here from the JSON Lines record.
+    options = ["-m", model, "--beam-size", "4", "--n-best", "3", "--length-penalty", "1.0",
+               "The cat sees the dog."]
+    status, records, _ = run(minimt, "--format", "jsonl", *options)
+    text = subprocess.run([minimt, "translate", *options], capture_output=True, timeout=120)
+    rows = [line.split("\t") for line in text.stdout.decode().splitlines()]
+    want = [e["score"] / (len(e["tokens"]) + 1) for e in records[0]["n_best"]]
+    got = [float(row[2]) for row in rows]
+    check(status == 0 and len(got) == 3 and all(abs(g - w) < 1e-5 for g, w in zip(got, want)) and
+          got == sorted(got, reverse=True),
+          "text n-best with --length-penalty: SCORE is the ranking score, best first",
+          "%r %r" % (got, want))
+    # Text output has one translation per line: --alternatives would vanish, so it is refused.
+    result = subprocess.run([minimt, "translate", "-m", model, "--alternatives", "3", "The cat."],
+                            capture_output=True, timeout=120)
+    check(result.returncode == 2 and result.stdout == b"" and
+          b"--alternatives lists tokens in JSON Lines output only" in result.stderr,
+          "--alternatives with text output: refused, not ignored", repr(result.stderr))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

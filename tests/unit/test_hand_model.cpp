@@ -20,6 +20,7 @@
 #include "test_support.h"
 
 using namespace minimt;
+using minimt::test::empty_record;
 using minimt::test::fixture_path;
 using minimt::test::json;
 
@@ -57,15 +58,6 @@ std::vector<float> flat(const json& value) {
   std::vector<float> out;
   flatten(value, out);
   return out;
-}
-
-AttentionRecord empty_record(const ModelConfig& c, int source_length) {
-  AttentionRecord record;
-  record.encoder_layers = c.encoder_layers;
-  record.decoder_layers = c.decoder_layers;
-  record.heads = c.num_heads;
-  record.source_length = source_length;
-  return record;
 }
 
 // Runs the encoder on the fixed source and feeds the fixed decoder input one token at a time

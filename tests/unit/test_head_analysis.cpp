@@ -11,6 +11,7 @@
 #include "minimt/app/head_mask_spec.h"
 #include "minimt/engine/head_mask.h"
 
+using minimt::test::empty_record;
 using minimt::test::error_of;
 
 namespace {
@@ -212,15 +213,6 @@ TEST_CASE("head mask SPEC: every error names the item and what is wrong", "[head
 // ----------------------------------------------------------------------------- engine
 
 namespace {
-
-AttentionRecord empty_record(const ModelConfig& c, int source_length) {
-  AttentionRecord record;
-  record.encoder_layers = c.encoder_layers;
-  record.decoder_layers = c.decoder_layers;
-  record.heads = c.num_heads;
-  record.source_length = source_length;
-  return record;
-}
 
 // Logits [T, V] of a teacher-forced run of tokens after source, under mask (may be null),
 // with every attention weight recorded into record (if given).

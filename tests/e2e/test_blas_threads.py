@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """minimt starts no OpenBLAS worker threads: it runs every product on one thread.
 
-  test_blas_threads.py MINIMT_BINARY REPO_ROOT
+  test_blas_threads.py --minimt MINIMT_BINARY
 
 OpenBLAS starts a pool of (cores - 1) worker threads when it loads, unless OPENBLAS_NUM_THREADS
 is 1; minimt never uses them and ends them at start (set_blas_threads(1)). Runs `minimt
@@ -16,44 +16,39 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
 
 def threads_while_running(minimt, model, threads, env):
     run = subprocess.Popen(
         [minimt, "translate", "--model", model, "-q", "--threads", str(threads)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=support.environment(env))
     run.stdin.write("I am a student.\n")
     run.stdin.flush()
     first = run.stdout.readline().strip()  # the model is loaded and has run
     count = len(os.listdir(f"/proc/{run.pid}/task"))
     run.stdin.close()
-    run.wait(timeout=60)
+    run.wait(timeout=support.TIMEOUT)
     return first, count
 
 
 def main():
-    minimt, root = sys.argv[1], sys.argv[2]
-    model = os.path.join(root, "models", "en-fr")
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL:", what)
+    minimt, model = support.minimt_path(__doc__), support.SHIPPED
+    tally = support.Tally()
+    check = tally.check
 
     check(len(os.sched_getaffinity(0)) > 1, "one core: OpenBLAS starts no pool to stop")
-    plain = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     for threads in (1, 2):
-        text, count = threads_while_running(minimt, model, threads, plain)
-        base_text, base_count = threads_while_running(
-            minimt, model, threads, dict(plain, OPENBLAS_NUM_THREADS="1"))
+        text, count = threads_while_running(minimt, model, threads,
+                                            {"OPENBLAS_NUM_THREADS": None})
+        base_text, base_count = threads_while_running(minimt, model, threads,
+                                                      {"OPENBLAS_NUM_THREADS": "1"})
         print(f"--threads {threads}: {count} threads, {base_count} without an OpenBLAS pool")
         check(text == "Je suis étudiant." and base_text == text, f"translation: {text!r}")
         check(count == base_count, f"--threads {threads}: {count} threads, not {base_count}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -22,14 +22,15 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 import json
 import os
 import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
 
 def run(cmd, sources, env_extra=None):
-    env = dict(os.environ, **(env_extra or {}))
-    return subprocess.run(cmd, input="\n".join(sources) + "\n", capture_output=True, text=True,
-                          env=env)
+    return support.run(cmd, input="\n".join(sources) + "\n", text=True, env=env_extra,
+                       timeout=600)
 
 
 def translate(minimt, model, sources, extra=(), env_extra=None, prefix=()):
@@ -55,8 +56,7 @@ def records(jsonl):
 
 
 def bf16_here(minimt, model):
-    info = subprocess.run([minimt, "info", "--model", model], capture_output=True, text=True,
-                          check=True).stdout
+    info = support.run([minimt, "info", "--model", model], text=True).out
     return "bf16 (AVX512_BF16)" in info
 
 
@@ -67,12 +67,8 @@ def main():
     with open(os.path.join(root, "tools", "model", "data", "heldout.tsv"), encoding="utf-8") as f:
         pairs = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     sources, references = [p[0] for p in pairs], [p[1] for p in pairs]
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        passed, failed = passed + bool(ok), failed + (not ok)
-        print(("ok:   " if ok else "FAIL: ") + what)
+    tally = support.Tally(verbose=True)
+    check = tally.check
 
     default = translate(minimt, model, sources)
     float32 = records(default)
@@ -105,8 +101,7 @@ def main():
                 print("  differs: %r -> %r (float32 %r)" % (a["source"], a["translation"],
                                                              b["translation"]))
 
-    info = subprocess.run([minimt, "info", "--model", model], capture_output=True, text=True,
-                          check=True).stdout
+    info = support.run([minimt, "info", "--model", model], text=True).out
     kernels = [k for k in ("avx512", "avx2", "generic")
                if k in next(l for l in info.splitlines() if l.startswith("kernels here"))]
     first = sources[:300]
@@ -120,8 +115,7 @@ def main():
 
     if sys.argv[3:] == ["--no-emulate"]:
         print("emulated-CPU checks not run here (a sanitized binary cannot run under qemu-user)")
-        print("%d passed, %d failed" % (passed, failed))
-        return 1 if failed else 0
+        return tally.finish()
     qemu = shutil.which("qemu-x86_64")
     check(qemu is not None, "qemu-x86_64 is installed (tools/setup.sh --tests installs qemu-user)")
     if qemu:
@@ -132,16 +126,15 @@ def main():
               and refused.stdout == "",
               "emulated Haswell: bf16 refused, exit %d: %s" % (
                   refused.returncode, refused.stderr.strip().splitlines()[-1:]))
-        info = subprocess.run(haswell + [minimt, "info", "--model", model, "--compute-type",
-                                         "int8"], capture_output=True, text=True).stdout
+        info = support.run(haswell + [minimt, "info", "--model", model, "--compute-type",
+                                      "int8"], text=True).out
         check("int8, minimt's avx2 kernel" in info, "emulated Haswell: int8 runs the avx2 kernel")
         emulated = translate(minimt, model, first[:60], ["--compute-type", "int8"],
                              prefix=haswell)
         check(emulated == translate(minimt, model, first[:60], ["--compute-type", "int8"]),
               "emulated Haswell: int8 output equals this CPU's (60 lines, scores included)")
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

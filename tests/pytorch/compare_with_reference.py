@@ -18,17 +18,15 @@ batches, no attention records: what tools/bench/run times) translates as its rec
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 
-import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
+support.use_tools("reference")
 import torch  # noqa: E402
 
 import reference  # noqa: E402
@@ -97,16 +95,15 @@ MODELS = [
 ]
 
 
-class Mismatch(Exception):
-    pass
+Mismatch = support.Mismatch
 
 
 def run_engine(minimt, model_dir, texts, dump_path, batch_size):
     cmd = [minimt, "translate", "--model", model_dir, "--max-length", str(MAX_LENGTH),
            "--batch-size", str(batch_size), "--dump-attention", dump_path] + texts
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    proc = support.run(cmd)
     if proc.returncode != 0:
-        raise Mismatch("minimt exited with %d: %s"
+        raise Mismatch("minimt exited with %s: %s"
                        % (proc.returncode, proc.stderr.decode("utf-8", "replace").strip()[-800:]))
     lines = proc.stdout.decode("utf-8").split("\n")
     if lines and lines[-1] == "":
@@ -240,46 +237,22 @@ def check_model(minimt, workdir, name, args):
                        "\n  %s" % (len(problems), len(TEXTS) * len(BATCH_SIZES), worst,
                                    "\n  ".join(problems[:12])))
     lengths = [len(r["ids"]) for r in results]
-    return worst, lengths
+    return "max attention diff %.2e  batch sizes %s  output lengths %d..%d" % (
+        worst, ",".join(map(str, BATCH_SIZES)), min(lengths), max(lengths))
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minimt", required=True, help="path of the minimt binary")
-    parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
-    parser.add_argument("--keep", action="store_true", help="keep the models and dumps")
+    parser = support.parser(__doc__, workdir=True)
     parser.add_argument("--only", help="run only models whose name contains this")
     args = parser.parse_args()
-
+    minimt = support.minimt_from(args)
     torch.set_num_threads(1)
-    minimt = os.path.abspath(args.minimt)
-    if not os.path.isfile(minimt):
-        print("minimt binary not found: %s" % minimt)
-        print("0 passed, 1 failed")
-        return 1
-    workdir = args.workdir or tempfile.mkdtemp(prefix="minimt-compare-")
-    os.makedirs(workdir, exist_ok=True)
-
-    passed = failed = 0
-    for name, model_args in MODELS:
-        if args.only and args.only not in name:
-            continue
-        try:
-            worst, lengths = check_model(minimt, workdir, name, model_args)
-            print("PASS %-42s max attention diff %.2e  batch sizes %s  output lengths %d..%d"
-                  % (name, worst, ",".join(map(str, BATCH_SIZES)), min(lengths), max(lengths)))
-            passed += 1
-        except Mismatch as e:
-            print("FAIL %-42s %s" % (name, e))
-            failed += 1
-        except Exception as e:  # a crash in one model must not hide the others
-            print("FAIL %-42s %s: %s" % (name, type(e).__name__, e))
-            failed += 1
-        sys.stdout.flush()
-    if not args.keep and not args.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    tally = support.Tally()
+    with support.Workdir(args, "compare") as workdir:
+        for name, model_args in MODELS:
+            if not args.only or args.only in name:
+                tally.case(name, check_model, minimt, workdir, name, model_args)
+    return tally.finish()
 
 
 if __name__ == "__main__":

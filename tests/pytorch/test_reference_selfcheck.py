@@ -22,12 +22,12 @@ import shutil
 import struct
 import sys
 import tempfile
-import traceback
 from contextlib import redirect_stderr, redirect_stdout
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
+support.use_tools("reference")
 import torch  # noqa: E402
 
 import minimt_model as mm  # noqa: E402
@@ -533,18 +533,10 @@ def beam_and_score_commands_agree():
 
 def main():
     torch.set_num_threads(1)
-    passed = failed = 0
+    tally = support.Tally()
     for fn in CHECKS:
-        try:
-            note = fn()
-            print("PASS %s%s" % (fn.__name__, "  (%s)" % note if note else ""))
-            passed += 1
-        except Exception:
-            print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc().rstrip()))
-            failed += 1
-        sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        tally.case(fn.__name__, fn)
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -218,6 +218,54 @@ RANDOM_MODELS = {
 }
 
 
+# Architectures, as (name, random-model arguments): post/pre norm, head_dim != d_model/num_heads,
+# learned and sinusoidal positions, tied and untied output, final_logits_bias, relu/gelu/silu,
+# F32/F16/BF16 safetensors and inline weights. The engine is held against PyTorch on each
+# (tests/pytorch/compare_with_reference.py) and against itself under every kernel
+# (tests/e2e/test_kernel_matrix.py). Eos boosts were chosen so that some sentences stop early
+# and others run to the limit.
+ARCHITECTURES = [
+    ("post-sinusoidal-relu-tied-f32",
+     ["--seed", "11", "--norm", "post", "--positions", "sinusoidal", "--activation", "relu",
+      "--dtype", "F32"]),
+    ("pre-learned-gelu-untied-bias-f32",
+     ["--seed", "12", "--norm", "pre", "--positions", "learned", "--activation", "gelu",
+      "--no-tie", "--final-logits-bias", "--eos-boost", "2", "--dtype", "F32"]),
+    ("post-headdim5-3heads-silu-f16",
+     ["--seed", "13", "--d-model", "16", "--heads", "3", "--head-dim", "5", "--norm", "post",
+      "--activation", "silu", "--dtype", "F16"]),
+    ("pre-4heads-gelu-bias-bf16",
+     ["--seed", "14", "--d-model", "16", "--heads", "4", "--norm", "pre", "--activation", "gelu",
+      "--final-logits-bias", "--eos-boost", "2", "--dtype", "BF16"]),
+    ("inline-noscale-1enc-3dec-silu",
+     ["--seed", "15", "--dtype", "inline", "--encoder-layers", "1", "--decoder-layers", "3",
+      "--no-scale-embeddings", "--activation", "silu", "--vocab", "64"]),
+    ("odd-dmodel15-sinusoidal-eps1e-6",
+     ["--seed", "16", "--d-model", "15", "--heads", "3", "--norm", "post", "--eps", "1e-6",
+      "--d-ff", "20", "--final-logits-bias", "--eos-boost", "4"]),
+    ("wide-heads-8x4x6-pre-learned-untied-f16",
+     ["--seed", "17", "--d-model", "8", "--heads", "4", "--head-dim", "6", "--norm", "pre",
+      "--positions", "learned", "--no-tie", "--dtype", "F16", "--vocab", "80"]),
+    ("start-token-pad-bias-bf16",
+     ["--seed", "18", "--decoder-start", "0", "--final-logits-bias", "--eos-boost", "2",
+      "--norm", "post", "--activation", "gelu", "--dtype", "BF16"]),
+    ("pre-3enc-1dec-untied-bias-eps1e-3",
+     ["--seed", "19", "--norm", "pre", "--encoder-layers", "3", "--decoder-layers", "1",
+      "--no-tie", "--final-logits-bias", "--eos-boost", "2.5", "--eps", "1e-3",
+      "--positions", "learned",
+      "--vocab", "150"]),
+    ("larger-64x4-3+3-pre-vocab64to200",
+     ["--seed", "21", "--d-model", "64", "--heads", "4", "--d-ff", "128", "--encoder-layers", "3",
+      "--decoder-layers", "3", "--norm", "pre", "--activation", "gelu", "--vocab", "64",
+      "--target-vocab", "200", "--max-positions", "64", "--no-tie", "--final-logits-bias",
+      "--eos-boost", "8"]),
+    ("max-positions-10-inline",
+     ["--seed", "20", "--max-positions", "10", "--dtype", "inline", "--norm", "pre",
+      "--activation", "relu", "--d-model", "12", "--heads", "2"]),
+]
+RANDOM_MODELS.update({"arch-" + name: args for name, args in ARCHITECTURES})
+
+
 def random_models_folder():
     """Where the shared random models are: $MINIMT_TEST_MODELS (ctest sets it to a folder of
     the build tree), else a folder of this process's own, removed when it ends."""

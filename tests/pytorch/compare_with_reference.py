@@ -20,7 +20,6 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 
 import json
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -52,47 +51,8 @@ TEXTS = [
 
 BATCH_SIZES = (1, 3, 32)
 
-# (name, random-model arguments). Seeds are fixed, so the models are the same every run;
-# eos boosts were chosen so that some sentences stop early and others run to the limit.
-MODELS = [
-    ("post-sinusoidal-relu-tied-f32",
-     ["--seed", "11", "--norm", "post", "--positions", "sinusoidal", "--activation", "relu",
-      "--dtype", "F32"]),
-    ("pre-learned-gelu-untied-bias-f32",
-     ["--seed", "12", "--norm", "pre", "--positions", "learned", "--activation", "gelu",
-      "--no-tie", "--final-logits-bias", "--eos-boost", "2", "--dtype", "F32"]),
-    ("post-headdim5-3heads-silu-f16",
-     ["--seed", "13", "--d-model", "16", "--heads", "3", "--head-dim", "5", "--norm", "post",
-      "--activation", "silu", "--dtype", "F16"]),
-    ("pre-4heads-gelu-bias-bf16",
-     ["--seed", "14", "--d-model", "16", "--heads", "4", "--norm", "pre", "--activation", "gelu",
-      "--final-logits-bias", "--eos-boost", "2", "--dtype", "BF16"]),
-    ("inline-noscale-1enc-3dec-silu",
-     ["--seed", "15", "--dtype", "inline", "--encoder-layers", "1", "--decoder-layers", "3",
-      "--no-scale-embeddings", "--activation", "silu", "--vocab", "64"]),
-    ("odd-dmodel15-sinusoidal-eps1e-6",
-     ["--seed", "16", "--d-model", "15", "--heads", "3", "--norm", "post", "--eps", "1e-6",
-      "--d-ff", "20", "--final-logits-bias", "--eos-boost", "4"]),
-    ("wide-heads-8x4x6-pre-learned-untied-f16",
-     ["--seed", "17", "--d-model", "8", "--heads", "4", "--head-dim", "6", "--norm", "pre",
-      "--positions", "learned", "--no-tie", "--dtype", "F16", "--vocab", "80"]),
-    ("start-token-pad-bias-bf16",
-     ["--seed", "18", "--decoder-start", "0", "--final-logits-bias", "--eos-boost", "2",
-      "--norm", "post", "--activation", "gelu", "--dtype", "BF16"]),
-    ("pre-3enc-1dec-untied-bias-eps1e-3",
-     ["--seed", "19", "--norm", "pre", "--encoder-layers", "3", "--decoder-layers", "1",
-      "--no-tie", "--final-logits-bias", "--eos-boost", "2.5", "--eps", "1e-3",
-      "--positions", "learned",
-      "--vocab", "150"]),
-    ("larger-64x4-3+3-pre-vocab64to200",
-     ["--seed", "21", "--d-model", "64", "--heads", "4", "--d-ff", "128", "--encoder-layers", "3",
-      "--decoder-layers", "3", "--norm", "pre", "--activation", "gelu", "--vocab", "64",
-      "--target-vocab", "200", "--max-positions", "64", "--no-tie", "--final-logits-bias",
-      "--eos-boost", "8"]),
-    ("max-positions-10-inline",
-     ["--seed", "20", "--max-positions", "10", "--dtype", "inline", "--norm", "pre",
-      "--activation", "relu", "--d-model", "12", "--heads", "2"]),
-]
+# (name, random-model arguments): support.ARCHITECTURES, made by the random_models fixture.
+MODELS = support.ARCHITECTURES
 
 
 Mismatch = support.Mismatch
@@ -191,10 +151,8 @@ def compare_sentence(index, ours, theirs, shape_info):
     return worst
 
 
-def check_model(minimt, workdir, name, args):
-    model_dir = os.path.join(workdir, name)
-    shutil.rmtree(model_dir, ignore_errors=True)
-    reference.main(["random-model", model_dir] + args)
+def check_model(minimt, workdir, name):
+    model_dir = support.random_model("arch-" + name)
     translator = reference.Translator(model_dir, quiet=True, skip_blank=BLANK_INPUT_SKIPPED)
     results = translator.translate(TEXTS, MAX_LENGTH, batch_size=len(TEXTS), record_attention=True)
     ours = translator.attention_dump(results)
@@ -249,9 +207,9 @@ def main():
     torch.set_num_threads(1)
     tally = support.Tally()
     with support.Workdir(args, "compare") as workdir:
-        for name, model_args in MODELS:
+        for name, _ in MODELS:
             if not args.only or args.only in name:
-                tally.case(name, check_model, minimt, workdir, name, model_args)
+                tally.case(name, check_model, minimt, workdir, name)
     return tally.finish()
 
 

@@ -9,7 +9,9 @@ command line, so the normal suite (and tools/test.sh --sanitize) needs no clang:
   text         the file as a batch file, then as one sentence       minimt translate
 
 expected.json gives, per file, the exit status and a piece of stderr; each run must also finish
-within 20 s and never report an internal error or a sanitizer finding.
+within 20 s and never report an internal error or a sanitizer finding. The seed corpus of each
+fuzzer (tests/fuzz/corpus/<target>/) is replayed the same way: exit status 0 or 1, within 20 s,
+no internal error, no sanitizer finding (the sanitized build runs this test on every change).
 
     replay_regressions.py --minimt MINIMT
 
@@ -75,15 +77,23 @@ def main():
     for name, want in sorted(expected.items()):
         target = name.split("/")[0]
         data = (HERE / "regressions" / name).read_bytes()
-        with support.scratch("replay") as tmp:
-            for command in commands(minimt, target, data, pathlib.Path(tmp)):
-                run = support.run(command, timeout=20)
-                err = run.err.decode(errors="replace")
-                tally.check(run.status == want["status"] and want["stderr"] in err and
-                            "internal error" not in err and "Sanitizer" not in err,
-                            f"{name}: status {run.status} (want {want['status']}), "
-                            f"stderr {err.strip()[:300]!r} (want {want['stderr']!r})")
+        replay(tally, minimt, name, target, data, (want["status"],), want["stderr"])
+    for path in sorted((HERE / "corpus").glob("*/*")):
+        name = "corpus/" + str(path.relative_to(HERE / "corpus"))
+        replay(tally, minimt, name, path.parent.name, path.read_bytes(), (0, 1), "")
     return tally.finish()
+
+
+def replay(tally, minimt, name, target, data, statuses, stderr):
+    """Each run of one input exits with one of `statuses`, its stderr holding `stderr`."""
+    with support.scratch("replay") as tmp:
+        for command in commands(minimt, target, data, pathlib.Path(tmp)):
+            run = support.run(command, timeout=20)
+            err = run.err.decode(errors="replace")
+            tally.check(run.status in statuses and stderr in err and
+                        "internal error" not in err and "Sanitizer" not in err,
+                        f"{name}: status {run.status} (want one of {statuses}), "
+                        f"stderr {err.strip()[:300]!r} (want {stderr!r})")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ cookies, storage or history carry over from one page to the next, as with a fres
         dom = browser.dom("file:///tmp/page.html#sentence=2")
         browser.screenshot("file:///tmp/page.html", "/tmp/shot.png", size=(1400, 1000))
 
-Stdlib only. Chromium missing or failing to start raises BrowserError (the test reports it as
-a failure, it is not skipped).
+or, for a whole test, browser_test(__doc__, name, check) (below). Stdlib only. Chromium missing
+or failing raises BrowserError: the test reports it as a failure, it is not skipped.
 """
 
 import base64
@@ -22,6 +22,8 @@ import shutil
 import subprocess
 import tempfile
 import time
+
+import support
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -198,3 +200,20 @@ class Page:
 
     def evaluate(self, script):
         return self.browser.evaluate(self.session, script)
+
+
+def browser_test(doc, name, tally, check):
+    """The main of a browser test: --minimt and --chromium on its command line, then
+    check(minimt, browser, scratch) with one Browser and a scratch folder; a browser that fails
+    is a failure in `tally` (a support.Tally). Returns the exit status."""
+    parser = support.parser(doc)
+    parser.add_argument("--chromium", default="chromium", help="the browser (default chromium)")
+    args = parser.parse_args()
+    minimt = support.minimt_from(args)
+    with support.scratch(name) as scratch:
+        try:
+            with Browser(scratch, args.chromium) as browser:
+                check(minimt, browser, scratch)
+        except BrowserError as e:
+            tally.check(False, "the browser: %s" % e)
+    return tally.finish()

@@ -27,7 +27,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
-from browser import Browser, BrowserError  # noqa: E402
+from browser import browser_test  # noqa: E402
 
 MODEL = support.SHIPPED
 PAIRS = ["The black cat sees the small dog.\tLe chat noir voit le petit chien.",
@@ -244,17 +244,7 @@ def check_page(minimt, browser, scratch):
 
 
 def main():
-    parser = support.parser(__doc__)
-    parser.add_argument("--chromium", default="chromium", help="the browser (default chromium)")
-    args = parser.parse_args()
-    minimt = support.minimt_from(args)
-    with support.scratch("heads-page") as scratch:
-        try:
-            with Browser(scratch, args.chromium) as browser:
-                check_page(minimt, browser, scratch)
-        except BrowserError as e:
-            check(False, "the browser: %s" % e)
-    return TALLY.finish()
+    return browser_test(__doc__, "heads-page", TALLY, check_page)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
-from browser import Browser, BrowserError  # noqa: E402
+from browser import browser_test  # noqa: E402
 
 TALLY = support.Tally()
 check = TALLY.check
@@ -457,17 +457,7 @@ def check_pages(minimt, browser, scratch):
 
 
 def main():
-    parser = support.parser(__doc__)
-    parser.add_argument("--chromium", default="chromium", help="the browser (default chromium)")
-    args = parser.parse_args()
-    minimt = support.minimt_from(args)
-    with support.scratch("view") as scratch:
-        try:
-            with Browser(scratch, args.chromium) as browser:
-                check_pages(minimt, browser, scratch)
-        except BrowserError as e:
-            check(False, "the browser: %s" % e)
-    return TALLY.finish()
+    return browser_test(__doc__, "view", TALLY, check_pages)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,14 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "marian"))
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(TOOLS, "common"))
+sys.path.insert(0, os.path.join(TOOLS, "marian"))
 
 import hf_config  # noqa: E402
 import hf_files  # noqa: E402
 import output  # noqa: E402
+import safetensors_file  # noqa: E402
 import selfcheck  # noqa: E402
 import vocab as vocab_mod  # noqa: E402
 import weights as weights_mod  # noqa: E402
@@ -147,10 +150,10 @@ def convert(args):
     stage = output.StagedDirectory(args.out_dir, args.force)
     try:
         write_tokenizers(inputs, stage, args.drop_missing_pieces, notes)
-        output.write_safetensors(stage.file("model.safetensors"), out, args.dtype,
-                                 keep_f32={"final_logits_bias"},
-                                 metadata={"converted_from": os.path.abspath(args.hf_dir),
-                                           "converter": "tools/convert_marian.py"})
+        safetensors_file.write_safetensors(
+            stage.file("model.safetensors"), out, args.dtype, keep_f32={"final_logits_bias"},
+            metadata={"converted_from": os.path.abspath(args.hf_dir),
+                      "converter": "tools/convert_marian.py"})
         with open(stage.file("config.json"), "w", encoding="utf-8") as f:
             json.dump(minimt_config(p, unk), f, indent=1)
             f.write("\n")

@@ -7,18 +7,19 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "minimt/engine/blas_runtime.h"
+#include "minimt/engine/kernel_registry.h"
 #include "minimt/model/model.h"
 
 namespace minimt::cli {
 namespace {
 
-// The kernels MINIMT_KERNELS may choose on this CPU, the default first.
+// The Linear kernels MINIMT_KERNELS may choose on this CPU (from the registry), the default first.
 std::string kernels_on_this_cpu() {
-  std::string list = to_string(best_linear_kernel()) + " (default)";
-  for (LinearKernel kernel : {LinearKernel::kAvx512, LinearKernel::kAvx2, LinearKernel::kGeneric,
-                              LinearKernel::kOpenblas})
-    if (kernel != best_linear_kernel() && linear_kernel_supported(kernel))
-      list += ", " + to_string(kernel);
+  const std::string best = to_string(best_linear_kernel());
+  std::string list = best + " (default)";
+  for (const KernelEntry& entry : kernel_list())
+    if (entry.job == KernelJob::kLinear && entry.supported && entry.name != best)
+      list += ", " + entry.name;
   return list + " (MINIMT_KERNELS)";
 }
 
@@ -72,6 +73,10 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
             << "blas threads   " << blas_threads() << " per matrix product\n"
             << "linear layers  " << linear_layers_text(*model) << "\n"
             << "kernels here   " << kernels_on_this_cpu() << "\n"
+            << "row kernels    " << row_kernel_name()
+            << " (layer norm, log-sum-exp: the fastest here; all give the same bits)\n"
+            << "attention      " << attention_kernel_name()
+            << " kernel (q.k and a.v: the fastest here; all give the same bits)\n"
             << "compute types  " << compute_types_on_this_cpu(*model) << "\n";
   return 0;
 }

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/kernels/row_kernels.h"
+#include "engine/kernels/kernel_table.h"
 #include "minimt/engine/bf16_gemm.h"
 #include "minimt/engine/int8_gemm.h"
 #include "minimt/engine/packed_gemm.h"

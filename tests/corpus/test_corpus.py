@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
 
 support.use_tools("model")
-import corpus as C  # noqa: E402
+import toy_corpus as C  # noqa: E402  (the generator of tools/model/corpus.py)
 
 TALLY = support.Tally()
 check = TALLY.equal  # check(what, got, want)

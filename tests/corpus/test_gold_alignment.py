@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
-from test_corpus import C, np_, pron  # noqa: E402  (the generator, tools/model/corpus.py)
+from test_corpus import C, np_, pron  # noqa: E402  (the generator of tools/model/corpus.py)
 
 TALLY = support.Tally()
 check = TALLY.equal  # check(what, got, want)

@@ -30,7 +30,7 @@ MAX_AER = 0.015  # union, last layer, head mean: 1.07% measured (docs/attention-
 def main():
     minimt, root, model = support.minimt_path(__doc__), support.ROOT, support.SHIPPED
     support.use_tools("model")
-    import corpus as C
+    import toy_corpus as C
     import evaluate_alignment as E
     tally = support.Tally()
     check = tally.check

@@ -44,7 +44,7 @@ MAX_RSS_MB = 150          # a refusal of the small random model; 5 MB of '[' onc
 # ----------------------------------------------------------------------------- safetensors
 
 def read_safetensors(path):
-    """-> (header dict, data bytes); independent of minimt and of tools/reference/minimt_model.py."""
+    """-> (header dict, data bytes); independent of minimt and of tools/reference."""
     with open(path, "rb") as f:
         raw = f.read()
     (n,) = struct.unpack("<Q", raw[:8])

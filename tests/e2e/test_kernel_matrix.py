@@ -16,9 +16,10 @@ once, under the default; this one checks that what they compared holds under eve
     heads, the attention page, the heads ranking and its page, int8; on every architecture of
     support.ARCHITECTURES, the translations and attention dumps the PyTorch comparison checks,
     and on some of them beam search, sampling, scores and masked heads. With minimt's own
-    kernels the same bytes (time_ms aside) under the default OpenBLAS core (EXACT_ACROSS_CORES);
-    otherwise the same words and every number within the command's tolerance (TOLERANCE; int8
-    INT8_TOLERANCE), the pages aside (their numbers are the dump's, in base64);
+    kernels the same bytes (time_ms aside) whatever the OpenBLAS core: the cross-CPU promise of
+    docs/architecture.md; with MINIMT_KERNELS=openblas the same words and every number within the
+    command's tolerance (TOLERANCE; int8 INT8_TOLERANCE), the pages aside (their numbers are the
+    dump's, in base64);
   - with --unit-tests: the unit tests, under each setting but the default (ctest runs them
     under the default as the test "unit").
 
@@ -36,10 +37,6 @@ TOLERANCE = 1e-4  # OpenBLAS against minimt's kernels: |a - b| <= TOLERANCE * ma
 # int8 quantizes each row of activations: a last-bit difference before it can move a value by a
 # quantization step, and the numbers after it by more than TOLERANCE.
 INT8_TOLERANCE = 1e-2
-# minimt's attention products still go through OpenBLAS, whose core (OPENBLAS_CORETYPE) changes
-# their last bits: across cores, minimt's own kernels agree within TOLERANCE, not to the bit.
-# True once those products use minimt's own fixed-order kernels.
-EXACT_ACROSS_CORES = False
 # (batch size, threads) of each setting in turn; the default runs the first.
 BATCHES = [(16, 1), (1, 1), (5, 2), (32, 2), (3, 1), (64, 2), (7, 2), (2, 1)]
 NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -189,9 +186,8 @@ def difference(a, b, exact, tolerance):
 
 
 def exact_under(env):
-    """Whether the outputs under `env` must be the default's bytes."""
-    return env.get("MINIMT_KERNELS") != "openblas" and (EXACT_ACROSS_CORES or
-                                                        not env.get("OPENBLAS_CORETYPE"))
+    """Whether the outputs under `env` must be the default's bytes (the cross-CPU promise)."""
+    return env.get("MINIMT_KERNELS") != "openblas"
 
 
 def check_outputs(tally, minimt, work):

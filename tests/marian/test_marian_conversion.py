@@ -10,7 +10,7 @@ pytorch_model.bin, F32 and F16, positions in the checkpoint or not, >>xx<< codes
   3. `minimt tokenize` must give the source ids MarianTokenizer gives (the reference's);
   4. `minimt translate --format jsonl --max-length 16` must give, for every text, the token
      ids, the end (eos or cut short), every token's log-probability (1e-4) and the score
-     (1e-4 per token) of the greedy search of tools/reference/marian_reference.py, and the
+     (1e-4 per token) of the greedy search of tools/reference/pytorch_reference/marian, and the
      same text.
 
 Then refusals: one broken copy of a fixture at a time (config keys, vocabularies, tensors,
@@ -33,8 +33,9 @@ import support  # noqa: E402
 CONVERTER = os.path.join(support.ROOT, "tools", "convert_marian.py")
 support.use_tools("reference")
 
-import marian_reference  # noqa: E402
 import make_fixture  # noqa: E402
+from pytorch_reference.marian.model import translate as marian_translate  # noqa: E402
+from pytorch_reference.marian.tokenizer import MarianTokenizerRef  # noqa: E402
 
 MAX_LENGTH = 16
 TOLERANCE = 1e-4
@@ -146,12 +147,12 @@ def run_variant(res, minimt, work, name, fixture_args, convert_args):
     if p.returncode:
         return
     texts = TEXTS + (CODE_TEXTS if "--language-codes" in fixture_args else [])
-    tokenizer = marian_reference.MarianTokenizerRef(hf)
+    tokenizer = MarianTokenizerRef(hf)
     for text, got in zip(texts, minimt_tokenize(minimt, out, texts)):
         want = tokenizer.encode(text)
         res.check(got == want, "%s: source ids of %r: minimt %s, MarianTokenizer %s"
                   % (name, text, got, want))
-    refs = marian_reference.translate(hf, texts, MAX_LENGTH)
+    refs = marian_translate(hf, texts, MAX_LENGTH)
     records = minimt_translate(minimt, out, texts)
     res.check(len(records) == len(texts), "%s: %d records for %d texts"
               % (name, len(records), len(texts)))
@@ -166,7 +167,7 @@ def run_variant(res, minimt, work, name, fixture_args, convert_args):
 def check_pad_ban(res, hf):
     """Without bad_words_ids the reference picks <pad> (the fixture's pad bias is large);
     minimt never outputs it: the ban reaches the converted model."""
-    unbanned = marian_reference.translate(hf, TEXTS, MAX_LENGTH, ban=False)
+    unbanned = marian_translate(hf, TEXTS, MAX_LENGTH, ban=False)
     pad = target_ids(hf)["<pad>"]
     res.check(any(pad in r["ids"] for r in unbanned),
               "the fixture's <pad> never wins unbanned: the ban is not exercised")
@@ -179,7 +180,7 @@ def check_unknown_run(res, minimt, hf, out):
     vocab = target_ids(hf)
     text = "caf\u00e9\u00dc"
     got = minimt_tokenize(minimt, out, [text])[0]
-    want = marian_reference.MarianTokenizerRef(hf).encode(text)
+    want = MarianTokenizerRef(hf).encode(text)
     unk = vocab["<unk>"]
     expected = want[:want.index(unk)] + [vocab["\u00e9"], unk] + want[want.index(unk) + 1:] \
         if unk in want else None
@@ -208,12 +209,12 @@ def generation(**keys):
 def tensors(change):
     """Rewrites model.safetensors after change(tensors dict of torch tensors)."""
     import torch
-    support.use_tools("marian")
-    import hf_files
+    support.use_tools("common")
+    import safetensors_file
 
     def apply(d):
         path = os.path.join(d, "model.safetensors")
-        values = {k: torch.tensor(v) for k, v in hf_files.read_safetensors(path).items()}
+        values = {k: torch.tensor(v) for k, v in safetensors_file.read_safetensors(path).items()}
         change(values)
         make_fixture.save_safetensors(path, values, "float32")
     return apply

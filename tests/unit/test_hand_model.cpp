@@ -6,8 +6,8 @@
 // Two kinds of expected values, neither from minimt:
 //  - facts derived on paper from the chosen weights (the derivations are next to the checks);
 //  - full encoder outputs, attention matrices and logits for a fixed source and decoder input,
-//    computed by the PyTorch reference (tools/reference/minimt_model.py, float64) and stored in
-//    expected.json by tests/fixtures/hand-model/make_expected.py.
+//    computed by the PyTorch reference (tools/reference/pytorch_reference, float64) and stored
+//    in expected.json by tests/fixtures/hand-model/make_expected.py.
 #include <catch2/catch.hpp>
 #include <cmath>
 

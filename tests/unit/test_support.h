@@ -126,8 +126,9 @@ inline std::vector<std::pair<std::string, Shape>> format_tensors(const ModelConf
   return names;
 }
 
-// Seeded random values for one tensor, scaled like tools/reference/reference.py's random
-// models: attention rows neither uniform nor one-hot, logits well separated.
+// Seeded random values for one tensor, scaled like the PyTorch reference's random models
+// (tools/reference/pytorch_reference/random_model.py): attention rows neither uniform nor
+// one-hot, logits well separated.
 inline std::vector<float> random_values(const ModelConfig& c, const std::string& name,
                                         const Shape& shape, std::mt19937& rng) {
   std::normal_distribution<float> normal(0.0f, 1.0f);

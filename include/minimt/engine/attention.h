@@ -9,10 +9,11 @@ namespace minimt {
 
 // For each head r (columns r*dk .. (r+1)*dk-1 of q, k and v, whose rows are H*dk wide):
 //   A_r = softmax(Q_r K_r^T / sqrt(dk) + M),  context[:, r*dk ..] = A_r V_r
+// (the products by minimt's attention kernels, in one summation order on every CPU).
 // q: [tq, H*dk], k and v: [tk, H*dk], context: [tq, H*dk].
 // causal: query i (of the last tq positions of tk) reads keys j <= i + (tk - tq); the weights
 // of later keys are exactly 0. probs, if not null, receives A as [H][tq][tk].
-// scratch holds the scores when probs is null. masked_heads, if not null, holds one flag per
+// scratch holds a row of scores when probs is null. masked_heads, if not null, holds one flag per
 // head: a flagged head's weights are multiplied by 0 (head_mask.h), so its A_r is recorded as 0
 // and its slice of context is 0.
 void multi_head_attention(const float* q, const float* k, const float* v, int tq, int tk, int heads,

@@ -27,14 +27,11 @@ constexpr float kLn2High = 0.693359375f, kLn2Low = -2.12194440e-4f;
 constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
                                4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
-// One multiply-add rounded once where the target has it in hardware (as the vector kernels
-// do); elsewhere (an x86 without FMA, where std::fma is a slow library call) rounded twice.
+// One multiply-add rounded once, as the vector kernels' FMA does, so the generic kernels give
+// their bits on every CPU (where the target has no FMA instruction, std::fma is a library call:
+// slower, still exact).
 inline float fused(float a, float b, float c) {
-#ifdef FP_FAST_FMAF
   return std::fma(a, b, c);
-#else
-  return a * b + c;
-#endif
 }
 
 // The scalar twin of the vector exp in row_kernels_avx512.cpp and row_kernels_avx2.cpp.
@@ -85,8 +82,6 @@ struct RowKernels {
   void (*layer_norm_row)(float* row, int dim, const float* weight, const float* bias, float eps);
 };
 
-// The fastest set this CPU runs (chosen once), and every set it runs, fastest first.
-const RowKernels& row_kernels();
-std::vector<RowKernels> supported_row_kernels();
+// Chosen in the kernel registry (kernel_table.h).
 
 }  // namespace minimt::kernels

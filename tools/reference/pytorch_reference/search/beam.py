@@ -1,42 +1,31 @@
-#!/usr/bin/python3
-"""Beam search, teacher-forced scoring and the sampling distribution, in PyTorch: the
-independent check of minimt's search (issue 11; the contract is `minimt translate --help`
-and docs/search.md).
-
-Written to be obviously right, not fast: every beam step re-runs the decoder over each live
-hypothesis's whole prefix (no cache), and log-probabilities are log_softmax in float64 of
-the model's float32 logits.
+"""Beam search, the independent check of minimt's (issue 11; the contract is `minimt translate
+--help` and docs/search.md). Written to be obviously right, not fast: every step re-runs the
+decoder over each live hypothesis's whole prefix (no cache), and log-probabilities are
+log_softmax in float64 of the model's float32 logits.
 
     beam_search(model, src_ids, beam_size, n_best, length_penalty, max_length, prefix=())
         -> list of n_best dicts, best first: ids (eos included if produced),
            token_log_probs, score (their sum), ranking_score, eos (bool)
     ranking_score(total, length, length_penalty) -> total / length^length_penalty
-    score_target(model, src_ids, target_ids, record_attention=False)
-        -> dict: token_log_probs, score, and the attention tensors with record_attention
-    sampling_distribution(logits, temperature=1.0, top_k=0, top_p=1.0) -> float64 [V]
+    best_reachable(total, length, max_length, length_penalty) -> the stopping rule's bound
 
-Beam semantics (as Hugging Face / CTranslate2, ties broken as minimt documents): live
-hypotheses start as [start] with score 0. Each step, every (live hypothesis, token) is a
-candidate scored by its summed log-probability; the best 2N candidates are walked best
-first (ties: lower hypothesis index, then lower token id). A candidate ending in eos is
-finished if it is among the first N, else ignored; any other candidate becomes live until N
-are live. The search stops when N hypotheses are finished and the best live one cannot beat
-the N-th best finished one (its best reachable ranking score: sum / max_length^A for A > 0,
-sum for A = 0, sum / (length + 1)^A for A < 0), or when max_length tokens have been
-generated: the live hypotheses are then finished as they are, without eos (this comes first:
-at the last step no bound is checked). The result is the finished hypotheses by ranking
-score, best first (ties: the one finished first). Beam size 1 is greedy search whatever the
-length penalty (it stops at the first eos; ranking_score still divides by length^A).
-Forced prefix tokens are fed one by one before the search proper; their log-probabilities
-count in the score and their number in the length, which max_length bounds.
+Semantics (as Hugging Face / CTranslate2, ties broken as minimt documents): live hypotheses
+start as [start] with score 0. Each step, every (live hypothesis, token) is a candidate scored
+by its summed log-probability; the best 2N candidates are walked best first (ties: lower
+hypothesis index, then lower token id). A candidate ending in eos is finished if it is among
+the first N, else ignored; any other candidate becomes live until N are live. The search stops
+when N hypotheses are finished and the best live one cannot beat the N-th best finished one
+(best_reachable), or when max_length tokens have been generated: the live hypotheses are then
+finished as they are, without eos (this comes first: at the last step no bound is checked).
+The result is the finished hypotheses by ranking score, best first (ties: the one finished
+first). Beam size 1 is greedy search whatever the length penalty (it stops at the first eos;
+ranking_score still divides by length^A). Forced prefix tokens are fed one by one before the
+search proper; their log-probabilities count in the score and their number in the length,
+which max_length bounds.
 """
-
 import torch
 
-
-def log_probs(logits):
-    """Natural-log softmax in float64 of float32 logits [..., V]."""
-    return torch.log_softmax(logits.float().double(), dim=-1)
+from .scoring import log_probs
 
 
 def ranking_score(total, length, length_penalty):
@@ -44,6 +33,17 @@ def ranking_score(total, length, length_penalty):
     if length_penalty == 0:
         return total
     return total / float(length) ** length_penalty
+
+
+def best_reachable(total, length, max_length, length_penalty):
+    """The best ranking score a live hypothesis of `length` tokens summing to `total` can still
+    reach (log-probabilities only lower the sum): total / max_length^A for A > 0, total for
+    A = 0, total / (length + 1)^A for A < 0."""
+    if length_penalty > 0:
+        return total / float(max_length) ** length_penalty
+    if length_penalty < 0:
+        return total / float(length + 1) ** length_penalty
+    return total
 
 
 class Hypothesis:
@@ -85,13 +85,7 @@ def _cannot_improve(finished, live, beam_size, length_penalty, max_length):
     ranked = sorted((f["ranking_score"] for f in finished), reverse=True)
     worst = ranked[beam_size - 1]
     best = max(h.total for h in live)
-    if length_penalty > 0:
-        bound = best / float(max_length) ** length_penalty
-    elif length_penalty == 0:
-        bound = best
-    else:
-        bound = best / float(len(live[0].ids) + 1) ** length_penalty
-    return bound <= worst
+    return best_reachable(best, len(live[0].ids), max_length, length_penalty) <= worst
 
 
 def _finish(hyp, eos, length_penalty):
@@ -133,43 +127,3 @@ def beam_search(model, src_ids, beam_size, n_best, length_penalty, max_length, p
     finished += [_finish(h, eos, length_penalty) for h in live]
     finished.sort(key=lambda f: -f["ranking_score"])  # stable: ties keep finishing order
     return finished[:n_best]
-
-
-@torch.no_grad()
-def score_target(model, src_ids, target_ids, record_attention=False):
-    """Teacher forcing: target_ids (eos included) fed as [start] + target_ids[:-1] in one
-    causal pass. Returns token_log_probs (one per target id), score (their sum) and, with
-    record_attention, encoder_self / decoder_self / cross as MinimtTransformer.greedy."""
-    model.eval()
-    tgt_in = [model.decoder_start] + list(target_ids[:-1])
-    out = model.teacher_forced(list(src_ids), tgt_in, record_attention)
-    logp = log_probs(out.pop("logits"))
-    token_log_probs = [float(logp[t, i]) for t, i in enumerate(target_ids)]
-    out.update({"token_log_probs": token_log_probs, "score": sum(token_log_probs)})
-    return out
-
-
-def sampling_distribution(logits, temperature=1.0, top_k=0, top_p=1.0):
-    """The distribution `--sample` draws from, float64 [V]: softmax(logits / T), restricted
-    to the top_k most likely tokens (0 = all; ties: lower id first), renormalized, then to
-    the smallest set of most likely tokens whose probability sums to >= top_p, renormalized."""
-    if temperature <= 0 or not 0 < top_p <= 1 or top_k < 0:
-        raise ValueError("need temperature > 0, 0 < top_p <= 1, top_k >= 0")
-    probs = torch.softmax(logits.float().double() / temperature, dim=-1)
-    values = probs.tolist()
-    order = sorted(range(len(values)), key=lambda i: (-values[i], i))
-    if top_k > 0:
-        order = order[:top_k]
-    if top_p < 1:
-        kept = sum(values[i] for i in order)
-        running, cut = 0.0, len(order)
-        for n, i in enumerate(order):
-            running += values[i] / kept
-            if running >= top_p:
-                cut = n + 1
-                break
-        order = order[:cut]
-    out = torch.zeros_like(probs)
-    keep = torch.tensor(order, dtype=torch.long)
-    out[keep] = probs[keep] / probs[keep].sum()
-    return out

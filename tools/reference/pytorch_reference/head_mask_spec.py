@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """--mask-heads SPEC for the PyTorch reference, written from `minimt translate --help` (not from
 minimt's source): a comma-separated list of TYPE:LAYER:HEAD, TYPE encoder, decoder or cross,
 LAYER and HEAD numbers (negative counts from the end) or *.

@@ -99,7 +99,7 @@ def main():
         check(run.returncode == 0, f"evaluate_alignment.py: exit {run.returncode}: {run.stderr}")
         check("| union | 2 | mean |" in run.stdout and "| best-source | 2 | mean |" in run.stdout,
               f"evaluate_alignment.py table: {run.stdout}")
-        rows = json.load(open(out_json)) if os.path.exists(out_json) else []
+        rows = json.load(open(out_json, encoding="utf-8")) if os.path.exists(out_json) else []
         check([(r["rule"], r["layer"], r["heads"]) for r in rows] ==
               [("union", 2, "avg"), ("best-source", 2, "avg")], f"json rows {rows}")
         run = support.run([sys.executable, tool, "--minimt", minimt, "--model", model, "--limit",

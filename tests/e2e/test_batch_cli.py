@@ -221,7 +221,7 @@ def main():
         model = random_model("batch")
         base = [minimt, "translate", "--model", model, "--max-length", "8"]
         big = os.path.join(work, "big.txt")
-        with open(big, "w") as f:
+        with open(big, "w", encoding="utf-8") as f:
             for i in range(200000):
                 f.write(f"the cat number {i} is on the house\n")
         check_closed_pipe(tally, base, big)

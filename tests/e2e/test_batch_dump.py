@@ -31,7 +31,7 @@ def shape(value):
 
 
 def load(path):
-    with open(path) as f:
+    with open(path, encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -133,7 +133,7 @@ def main():
                     "--fail-fast: the dump ends at the failed line and is valid JSON")
         dump = os.path.join(work, "pipe.json")
         many = os.path.join(work, "many.txt")
-        with open(many, "w") as f:
+        with open(many, "w", encoding="utf-8") as f:
             f.writelines(f"the dog {i} is red\n" for i in range(20000))
         command = " ".join(f"'{a}'" for a in base + ["-i", many, "--dump-attention", dump])
         result = run(["bash", "-c", f"set -o pipefail; {command} | head -2"])

@@ -90,7 +90,7 @@ def main():
         base = [minimt, "translate", "--model", model, "--max-length", "8", "--threads", "2"]
         path = os.path.join(work, "in.txt")
         lines = 3000
-        with open(path, "w") as f:
+        with open(path, "w", encoding="utf-8") as f:
             f.write("the cat\n" + " ".join(["a long line"] * 60) + "\n")
             for i in range(lines - 2):
                 f.write(f"the dog number {i} sees the house\n")

@@ -23,7 +23,7 @@ import support  # noqa: E402
 def threads_while_running(minimt, model, threads, env):
     run = subprocess.Popen(
         [minimt, "translate", "--model", model, "-q", "--threads", str(threads)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8",
         env=support.environment(env))
     run.stdin.write("I am a student.\n")
     run.stdin.flush()

@@ -190,9 +190,9 @@ def check_model(minimt, label, original, work, lines, reference_lines=()):
     print(r.stderr.strip())
     check(set(os.listdir(int8_dir)) == {"config.json", "model.safetensors", "source.spm",
                                         "target.spm"}, f"{label}: files {os.listdir(int8_dir)}")
-    with open(os.path.join(original, "config.json")) as f:
+    with open(os.path.join(original, "config.json"), encoding="utf-8") as f:
         config_in = json.load(f)
-    with open(os.path.join(int8_dir, "config.json")) as f:
+    with open(os.path.join(int8_dir, "config.json"), encoding="utf-8") as f:
         config_out = json.load(f)
     check(config_in == config_out, f"{label}: config.json changed")
     dequantized, before = check_int8_file(label, original, int8_dir)

@@ -224,7 +224,7 @@ def check_atomic_success(tally, t, adir):
 
 def check_atomic_failure(tally, t, minimt, adir):
     """A run that fails midway leaves every output as it was."""
-    with open(os.path.join(adir, "many.txt"), "w") as f:
+    with open(os.path.join(adir, "many.txt"), "w", encoding="utf-8") as f:
         for i in range(3000):
             f.write(f"the cat number {i} is on the house\n")
     out = write(os.path.join(adir, "out.txt"), b"OLD\n")
@@ -257,7 +257,7 @@ def check_killed(tally, t, adir, sig):
     name = signal.Signals(sig).name
     big = os.path.join(adir, "big.txt")
     if not os.path.exists(big):
-        with open(big, "w") as f:
+        with open(big, "w", encoding="utf-8") as f:
             for i in range(200000):
                 f.write(f"the cat number {i} is on the house\n")
     out = write(os.path.join(adir, "long.txt"), b"OLD\n")

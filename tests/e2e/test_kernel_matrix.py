@@ -7,8 +7,10 @@
 A setting is what a user's machine may choose differently: the Linear kernel (MINIMT_KERNELS:
 minimt's avx512, avx2 and generic kernels where this CPU runs them, and openblas), OpenBLAS's
 core (OPENBLAS_CORETYPE unset, Haswell, and SkylakeX where the CPU has AVX-512), and with them
-the batch size and the thread count (each setting translates with its own). The other tests run
-once, under the default; this one checks that what they compared holds under every setting:
+the batch size and the thread count (each setting translates with its own); and, as one more
+setting, what else differs between machines: the locale (LC_ALL=C), the time zone (TZ, one of
++12:45) and the current folder (/). The other tests run once, under the default; this one
+checks that what they compared holds under every setting:
 
   - the outputs of COMMANDS under each setting against the default's: on the shipped model,
     held-out translations with scores, log-probabilities and alternatives, beam search with
@@ -50,7 +52,7 @@ Command = collections.namedtuple("Command", "label args stdin tolerance",
 
 
 def settings(minimt):
-    """[(name, environment changes)], the default first."""
+    """[(name, environment changes)], the default first. An environment may say "cwd"."""
     info = support.run([minimt, "info", "--model", support.SHIPPED], text=True).out
     here = next((line for line in info.splitlines() if line.startswith("kernels here")), "")
     own = [k for k in ("avx512", "avx2", "generic") if k in here]
@@ -61,6 +63,8 @@ def settings(minimt):
     unset = {"MINIMT_KERNELS": None, "OPENBLAS_CORETYPE": None}
     found = [("default", dict(unset))]
     found += [(f"MINIMT_KERNELS={k}", dict(unset, MINIMT_KERNELS=k)) for k in own[1:]]
+    found.append(("LC_ALL=C, TZ=+12:45, run from /", dict(unset, LC_ALL="C", LANG="C",
+                                                         TZ="XST-12:45", cwd="/")))
     for core in cores:
         name = f"OPENBLAS_CORETYPE={core}" if core else "OPENBLAS_CORETYPE unset"
         if core:
@@ -153,7 +157,9 @@ def outputs(minimt, args, stdin, env, batch, threads, out):
     command = [minimt] + [a.replace("{out}", out) for a in args]
     if args[0] in ("translate", "score", "heads"):
         command += ["--batch-size", str(batch), "--threads", str(threads)]
-    result = support.run(command, input=stdin, env=env, timeout=600)
+    env = dict(env)
+    cwd = env.pop("cwd", None)
+    result = support.run(command, input=stdin, env=env, cwd=cwd, timeout=600)
     status = "killed" if result.status is None else str(result.status)
     found = {"stdout": TIME_MS.sub(b"", result.out), "status": status.encode()}
     for name in sorted(os.listdir(out)):
@@ -226,7 +232,9 @@ def check_unit_tests(tally, minimt, unit_tests):
     cases = len([line for line in listed.splitlines() if line.strip()])
     tally.check(cases > 50, "the unit tests list %d test cases" % cases)
     for name, env in found[1:]:
-        result = support.run([unit_tests], env=env, text=True, timeout=900)
+        env = dict(env)
+        cwd = env.pop("cwd", None)
+        result = support.run([unit_tests], env=env, cwd=cwd, text=True, timeout=900)
         summary = re.search(r"All tests passed \((\d+) assertions? in (\d+) test cases?\)",
                             result.out)
         tally.check(result.status == 0 and summary and int(summary.group(2)) == cases,

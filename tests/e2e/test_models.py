@@ -48,7 +48,7 @@ def make_tree(tmp):
     os.makedirs(os.path.join(tmp, "cwd", "m1"))         # a directory here: --model m1 is a path
     broken = os.path.join(tmp, "b", "broken")
     os.makedirs(broken)
-    with open(os.path.join(broken, "config.json"), "w") as f:
+    with open(os.path.join(broken, "config.json"), "w", encoding="utf-8") as f:
         f.write("{not json")
     return dirs
 

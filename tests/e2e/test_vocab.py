@@ -34,7 +34,7 @@ def main():
     tally = support.Tally()
     check = tally.check
 
-    config = json.load(open(os.path.join(shipped, "config.json")))
+    config = json.load(open(os.path.join(shipped, "config.json"), encoding="utf-8"))
     special = {v: k for k, v in config["special_tokens"].items() if k in ("pad", "unk", "bos", "eos")}
     for side in ("source", "target"):
         sp = spm.SentencePieceProcessor(model_file=os.path.join(shipped, config["tokenizer"][side]))
@@ -59,7 +59,7 @@ def main():
     check("\t▁chat\n" not in out, "the source vocabulary has no '▁chat'")
 
     # The hand-written model, named by $MINIMT_MODEL.
-    hand_config = json.load(open(os.path.join(hand, "config.json")))
+    hand_config = json.load(open(os.path.join(hand, "config.json"), encoding="utf-8"))
     sp = spm.SentencePieceProcessor(model_file=os.path.join(hand, hand_config["tokenizer"]["target"]))
     status, out, err = run(minimt, "vocab", "--side", "target", env={"MINIMT_MODEL": hand})
     want = "".join(f"{i}\t{sp.id_to_piece(i)}\n" for i in range(sp.get_piece_size()))

@@ -108,7 +108,8 @@ def minimt_translate(minimt, model, texts):
 
 def target_ids(hf_dir):
     separate = os.path.exists(os.path.join(hf_dir, "target_vocab.json"))
-    with open(os.path.join(hf_dir, "target_vocab.json" if separate else "vocab.json")) as f:
+    with open(os.path.join(hf_dir, "target_vocab.json" if separate else "vocab.json"),
+              encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -233,7 +234,7 @@ def spm_model_type(number):
 
 def write_file(name, text):
     def apply(d):
-        with open(os.path.join(d, name), "w") as f:
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
             f.write(text)
     return apply
 

@@ -231,7 +231,7 @@ def save_load_round_trip():
                 out = os.path.join(tmp, "%d-%s" % (n, dtype))
                 save_model(model, config, out, dtype)
                 loaded, cfg = load_model(out)
-                with open(os.path.join(out, "config.json")) as f:
+                with open(os.path.join(out, "config.json"), encoding="utf-8") as f:
                     on_disk = json.load(f)
                 extra = set(on_disk) - set(FORMAT_KEYS)
                 assert not extra, "config.json has non-format keys %s" % sorted(extra)
@@ -279,7 +279,7 @@ def load_rejects_bad_tensors():
             out = os.path.join(tmp, label.replace(" ", "_"))
             os.makedirs(out)
             write_safetensors(os.path.join(out, "model.safetensors"), tensors)
-            with open(os.path.join(out, "config.json"), "w") as f:
+            with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
                 json.dump(file_config(config), f)
             try:
                 load_model(out)
@@ -297,7 +297,7 @@ def translate_cli_batch_sizes_agree():
         model_dir = os.path.join(tmp, "m")
         reference.main(["random-model", model_dir, "--seed", "7", "--final-logits-bias",
                         "--eos-boost", "2", "--norm", "pre", "--dtype", "BF16"])
-        with open(os.path.join(model_dir, "config.json")) as f:
+        with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
             config = json.load(f)
         for side in ("source", "target"):
             import sentencepiece as spm

@@ -177,7 +177,7 @@ class Workdir:
 
     def __init__(self, args, name):
         self.kept = bool(args.workdir or args.keep)
-        self.path = args.workdir or tempfile.mkdtemp(prefix=f"minimt-{name}-")
+        self.path = os.path.abspath(args.workdir or tempfile.mkdtemp(prefix=f"minimt-{name}-"))
         os.makedirs(self.path, exist_ok=True)
 
     def __enter__(self):

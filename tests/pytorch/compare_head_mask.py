@@ -51,12 +51,9 @@ import shutil
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import support  # noqa: E402
-
 import torch  # noqa: E402
 
-import compare_search as cs  # noqa: E402  (puts tools/reference on the path)
+import compare_search as cs  # noqa: E402  (puts tests/ and tools/reference on the path)
 import compare_with_reference as cwr  # noqa: E402
 import reference  # noqa: E402  (the command line)
 from pytorch_reference import head_mask_spec  # noqa: E402
@@ -564,7 +561,7 @@ def check_heads(ctx):
 
 def run_status(ctx, command, lines, options):
     cmd = [ctx.minimt, command, "--model", ctx.model_dir, "-i", ctx.write(lines)]
-    proc = support.run(cmd + [str(o) for o in options])
+    proc = ctx.runner(cmd + [str(o) for o in options])
     return proc.status, proc.out.decode("utf-8", "replace"), proc.err.decode("utf-8", "replace")
 
 

@@ -45,6 +45,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import kernel_settings  # noqa: E402
 import support  # noqa: E402
 
 import torch  # noqa: E402
@@ -85,8 +86,9 @@ SEARCH_MODELS = [
 class Context:
     """One model: its directory, the reference translator, and minimt runs on it."""
 
-    def __init__(self, minimt, workdir, name, model_args):
+    def __init__(self, minimt, workdir, name, model_args, runner=support.run):
         self.minimt, self.workdir, self.name = minimt, workdir, name
+        self.runner = runner  # kernel_settings.runner: minimt under every kernel setting
         self.model_dir = os.path.join(workdir, name)
         shutil.rmtree(self.model_dir, ignore_errors=True)
         reference.main(["random-model", self.model_dir] + model_args)
@@ -109,7 +111,7 @@ class Context:
         """minimt COMMAND --model M -i FILE OPTIONS -> stdout text."""
         cmd = [self.minimt, command, "--model", self.model_dir, "-i", self.write(lines)]
         cmd += [str(o) for o in options]
-        proc = support.run(cmd, timeout=600)
+        proc = self.runner(cmd, timeout=600)
         if proc.returncode != status:
             raise Mismatch("%s exited with %s: %s" % (" ".join(cmd[1:2] + cmd[6:]),
                                                      proc.returncode,
@@ -619,8 +621,10 @@ def run_checks(doc, name, models, checks, first_model_only):
     parser = support.parser(doc, workdir=True)
     parser.add_argument("--only", help="run only models whose name contains this")
     parser.add_argument("--checks", help="comma-separated check names (default: all)")
+    kernel_settings.add_default_only(parser)
     args = parser.parse_args()
     minimt = support.minimt_from(args)
+    runner = kernel_settings.runner(args)
     torch.set_num_threads(1)
     wanted = set(args.checks.split(",")) if args.checks else None
     bases = dict(cwr.MODELS)
@@ -629,7 +633,7 @@ def run_checks(doc, name, models, checks, first_model_only):
         for n, (model, base, extra) in enumerate(models):
             if args.only and args.only not in model:
                 continue
-            ctx = Context(minimt, workdir, model, bases[base] + extra)
+            ctx = Context(minimt, workdir, model, bases[base] + extra, runner)
             for check_name, fn in checks:
                 kind = check_name.split()[0]
                 if (wanted is None or kind in wanted) and (n == 0 or kind not in first_model_only):

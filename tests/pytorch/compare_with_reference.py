@@ -23,6 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import kernel_settings  # noqa: E402
 import support  # noqa: E402
 
 support.use_tools("reference")
@@ -60,10 +61,11 @@ MODELS = support.ARCHITECTURES
 Mismatch = support.Mismatch
 
 
-def run_engine(minimt, model_dir, texts, dump_path, batch_size):
+def run_engine(run, minimt, model_dir, texts, dump_path, batch_size):
+    """minimt translate through `run` (kernel_settings.runner: under every kernel setting)."""
     cmd = [minimt, "translate", "--model", model_dir, "--max-length", str(MAX_LENGTH),
            "--batch-size", str(batch_size), "--dump-attention", dump_path] + texts
-    proc = support.run(cmd)
+    proc = run(cmd)
     if proc.returncode != 0:
         raise Mismatch("minimt exited with %s: %s"
                        % (proc.returncode, proc.stderr.decode("utf-8", "replace").strip()[-800:]))
@@ -153,7 +155,7 @@ def compare_sentence(index, ours, theirs, shape_info):
     return worst
 
 
-def check_model(minimt, workdir, name):
+def check_model(run, minimt, workdir, name):
     model_dir = support.random_model("arch-" + name)
     translator = Translator(model_dir, quiet=True, skip_blank=BLANK_INPUT_SKIPPED)
     results = translator.translate(TEXTS, MAX_LENGTH, batch_size=len(TEXTS), record_attention=True)
@@ -172,7 +174,7 @@ def check_model(minimt, workdir, name):
     for batch_size in BATCH_SIZES:
         label = "--batch-size %d: " % batch_size
         dump_path = os.path.join(workdir, "%s.b%d.attention.json" % (name, batch_size))
-        lines, theirs = run_engine(minimt, model_dir, TEXTS, dump_path, batch_size)
+        lines, theirs = run_engine(run, minimt, model_dir, TEXTS, dump_path, batch_size)
         if theirs.get("format") != "minimt-attention" or theirs.get("version") != 1:
             raise Mismatch(label + "dump format/version is %r/%r"
                            % (theirs.get("format"), theirs.get("version")))
@@ -204,14 +206,16 @@ def check_model(minimt, workdir, name):
 def main():
     parser = support.parser(__doc__, workdir=True)
     parser.add_argument("--only", help="run only models whose name contains this")
+    kernel_settings.add_default_only(parser)
     args = parser.parse_args()
     minimt = support.minimt_from(args)
+    run = kernel_settings.runner(args)
     torch.set_num_threads(1)
     tally = support.Tally()
     with support.Workdir(args, "compare") as workdir:
         for name, _ in MODELS:
             if not args.only or args.only in name:
-                tally.case(name, check_model, minimt, workdir, name)
+                tally.case(name, check_model, run, minimt, workdir, name)
     return tally.finish()
 
 

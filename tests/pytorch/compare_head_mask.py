@@ -375,7 +375,7 @@ class ZeroedRun(cs.Context):
 
     def __init__(self, ctx, model_dir):  # pylint: disable=super-init-not-called
         self.minimt, self.workdir, self.name = ctx.minimt, ctx.workdir, ctx.name + "-zeroed"
-        self.model_dir, self.tr, self.files = model_dir, ctx.tr, 0
+        self.model_dir, self.tr, self.files, self.runner = model_dir, ctx.tr, 0, ctx.runner
 
 
 # ----------------------------------------------------------------------------- beam

@@ -43,18 +43,18 @@ Command = collections.namedtuple("Command", "label args stdin", defaults=(None,)
 
 def shipped_commands(work):
     """The Commands on the shipped model."""
-    # Few lines: the generic kernel calls a library fma per product (60 lines take 6 s of CPU);
-    # tests/e2e/test_kernels_heldout.py holds all 2,000 held-out lines across the kernels.
+    # Few lines: the generic kernel calls a library fma per product (60 lines take 6 s of CPU,
+    # 60 times the AVX-512 kernel's); tests/e2e/test_kernels_heldout.py holds all 2,000
+    # held-out lines across the kernels.
     m = ["--model", support.SHIPPED]
-    english = [en for en, _ in support.heldout_pairs(24)]
+    english = [en for en, _ in support.heldout_pairs(8)]
     lines = ("\n".join(english) + "\n").encode()
-    first = ("\n".join(english[:8]) + "\n").encode()
-    pairs = ("\n".join("%s\t%s" % p for p in support.heldout_pairs(24)) + "\n").encode()
+    first = ("\n".join(english[:4]) + "\n").encode()
+    pairs = ("\n".join("%s\t%s" % p for p in support.heldout_pairs(8)) + "\n").encode()
     short = b"The black cat sees the small dog.\n\nI like the bird.\nHe is not happy.\n"
     heads_pairs = os.path.join(work, "heads.tsv")
     with open(heads_pairs, "wb") as f:
-        f.write(b"The black cat sees the small dog.\tLe chat noir voit le petit chien.\n"
-                b"I am a student.\tJe suis \xc3\xa9tudiant.\nThe small girl reads a red book.\n")
+        f.write(b"The black cat sees the small dog.\tLe chat noir voit le petit chien.\n")
     return [
         Command("held-out, jsonl, alternatives", ["translate", *m, "--format", "jsonl",
                                                   "--alternatives", "3"], lines),

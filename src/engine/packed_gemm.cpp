@@ -29,18 +29,6 @@ PackedArena::~PackedArena() {
 
 namespace {
 
-// Rows [columns, k] of the panel at out ([k][32]): writes in order, reads 32 rows side by side
-// (a few times faster than the other way round). Columns past n are zeros, so the kernels need
-// no edge case inside the loop.
-void pack_panel(const float* rows, int columns, int k, float* out) {
-  constexpr int kPanel = PackedMatrix::kPanel;
-  for (int i = 0; i < k; ++i) {
-    float* line = out + static_cast<size_t>(i) * kPanel;
-    for (int j = 0; j < columns; ++j) line[j] = rows[static_cast<size_t>(j) * k + i];
-    for (int j = columns; j < kPanel; ++j) line[j] = 0.0f;
-  }
-}
-
 // `count` values of `source` starting at value `first` (row `row` for kI8) as floats.
 void widen(const WeightSource& source, size_t first, size_t count, int row, int k, float* out) {
   const auto* bytes = static_cast<const uint8_t*>(source.data);
@@ -78,17 +66,19 @@ PackedMatrix::PackedMatrix(const WeightSource& weight, int n, int k, float* stor
   if (kernel == LinearKernel::kOpenblas || !linear_kernel_supported(kernel))
     throw Error("cannot pack weights for the " + to_string(kernel) + " kernel on this CPU");
   std::vector<float> rows;  // one panel's rows as floats, unless the source is float32
+  // Reads 32 rows side by side and writes in order (a transpose, in 8 x 8 blocks where AVX2 runs).
+  const kernels::PackPanel pack = kernels::pack_panel_function();
   for (int p = 0; p < panels(); ++p) {
     float* out = data_ + static_cast<size_t>(p) * k * kPanel;  // [k][32]
     const int columns = std::min(kPanel, n - p * kPanel);
     const size_t first = static_cast<size_t>(p) * kPanel * k;
     if (weight.format == WeightSource::Format::kF32) {
-      pack_panel(static_cast<const float*>(weight.data) + first, columns, k, out);
+      pack(static_cast<const float*>(weight.data) + first, columns, k, out);
       continue;
     }
     rows.resize(static_cast<size_t>(columns) * k);
     widen(weight, first, rows.size(), p * kPanel, k, rows.data());
-    pack_panel(rows.data(), columns, k, out);
+    pack(rows.data(), columns, k, out);
   }
 }
 

@@ -83,7 +83,7 @@ TEST_CASE("hand model: encoder attention is exactly uniform when q_proj is zero"
   // whatever the keys. The source "ab" is [\u2581, a, b, </s>], S = 4, so every weight is 1/4.
   auto hand = load_hand_model();
   REQUIRE(hand->source == std::vector<int>{6, 4, 5, 3});
-  AttentionRecord record = empty_record(hand->config, 4);
+  AttentionRecord record = AttentionRecord::for_sentence(hand->config, 4);
   Encoder encoder(hand->config, hand->weights);
   encoder.forward({hand->source}, {&record});
   REQUIRE(record.encoder_self.size() == 1u * 2 * 4 * 4);
@@ -114,7 +114,8 @@ TEST_CASE("hand model: decoder self-attention of head 0 is a softmax worked on p
   auto hand = load_hand_model();
   REQUIRE(hand->decoder_input[1] == 5);
   REQUIRE(hand->decoder_input[2] == 6);
-  AttentionRecord record = empty_record(hand->config, static_cast<int>(hand->source.size()));
+  AttentionRecord record =
+      AttentionRecord::for_sentence(hand->config, static_cast<int>(hand->source.size()));
   EncodedBatch encoded;
   run_steps(*hand, record, encoded);
   REQUIRE(record.steps() == static_cast<int>(hand->decoder_input.size()));
@@ -157,7 +158,7 @@ TEST_CASE("hand model: encoder output, attention and logits match the PyTorch re
   const json& e = hand->expected;
   const int S = static_cast<int>(hand->source.size());
   const int T = static_cast<int>(hand->decoder_input.size());
-  AttentionRecord record = empty_record(hand->config, S);
+  AttentionRecord record = AttentionRecord::for_sentence(hand->config, S);
   EncodedBatch encoded;
   std::vector<float> step_logits = run_steps(*hand, record, encoded);
 

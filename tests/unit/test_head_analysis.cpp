@@ -297,7 +297,7 @@ TEST_CASE("head mask: masked heads record 0 and equal zeroing their out_proj col
     const std::vector<int> source = random_ids(rng, 6, c.source_vocab_size, true);
     const std::vector<int> tokens = decoder_run(*m, rng, 9);
 
-    AttentionRecord record = empty_record(c, static_cast<int>(source.size()));
+    AttentionRecord record = AttentionRecord::for_sentence(c, static_cast<int>(source.size()));
     const std::vector<float> masked = forced_logits(*m, &mask, source, tokens, &record);
     const std::vector<float> plain = forced_logits(*m, nullptr, source, tokens);
     const std::vector<float> arithmetic = forced_logits(*zeroed, nullptr, source, tokens);

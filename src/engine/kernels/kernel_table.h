@@ -17,6 +17,10 @@ using PackedLinear = void (*)(const PackedMatrix& weight, const float* bias, con
 using Int8Linear = void (*)(const Int8Matrix& weight, const float* bias, const QuantizedRows& x,
                             float* y);
 
+using PackPanel = void (*)(const float* rows, int columns, int k, float* out);
+// The fastest panel packer this CPU runs (every one writes the same floats).
+PackPanel pack_panel_function();
+
 // The function behind a kernel the CPU supports (callers check linear_kernel_supported first;
 // kOpenblas has none).
 PackedLinear packed_linear_function(LinearKernel kernel);

@@ -15,6 +15,7 @@ import collections
 import hashlib
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -93,13 +94,23 @@ class Tally:
         return True
 
     def finish(self):
-        """Prints the count; returns the exit status (0 only when something was checked and
-        nothing failed)."""
+        """Prints the count and the CPU time the test took (its own and its commands', which
+        a loaded machine's wall time hides); returns the exit status (0 only when something was
+        checked and nothing failed)."""
         print(f"{self.passed} passed, {self.failed} failed", flush=True)
+        print("CPU time: %.1f s" % cpu_seconds(), flush=True)
         return 1 if self.failed or not self.passed else 0
 
     def exit(self):
         sys.exit(self.finish())
+
+
+def cpu_seconds():
+    """User and system CPU time of this process and of the commands it waited for (and theirs;
+    not of processes nobody waits for, such as Chromium's renderers)."""
+    own, children = (resource.getrusage(who)
+                     for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 # ----------------------------------------------------------------------------- running

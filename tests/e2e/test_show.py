@@ -2,7 +2,7 @@
 """minimt show and translate --show (attention in the terminal), and minimt show A B (two runs
 side by side), on the shipped model.
 
-    test_show.py MINIMT_BINARY REPO_ROOT
+    test_show.py --minimt MINIMT_BINARY
 
 Checks, against the dumps' own numbers read here in Python:
   - the three colour modes: --color never and NO_COLOR draw plain ASCII with no escape
@@ -38,9 +38,10 @@ import subprocess
 import sys
 import tempfile
 
-from test_batch_helpers import Tally
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
-tally = Tally()
+tally = support.Tally()
 check = tally.check
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -96,7 +97,7 @@ def columns(text):
 
 
 def main():
-    minimt, root = sys.argv[1], sys.argv[2]
+    minimt, root = support.minimt_path(__doc__), support.ROOT
     model = os.path.join(root, "models", "en-fr")
     scratch = tempfile.mkdtemp(prefix="minimt-show-")
     plain_dump = os.path.join(scratch, "plain.json")
@@ -265,8 +266,8 @@ def main():
     check(status == 1 and "is a directory" in err, "show of a directory says why", err)
 
     shutil.rmtree(scratch)
-    tally.finish()
+    return tally.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

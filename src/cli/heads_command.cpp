@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/app/heads_run.h"
 #include "minimt/app/line_reader.h"
 #include "minimt/app/output_file.h"
@@ -51,7 +52,7 @@ void write_view(OutputFile& file, std::shared_ptr<const Model> model, const Head
   file.write(page.str());
   file.commit();
   if (quiet) return;
-  std::cerr << "minimt: wrote " << file.path() << ": " << result.analysis.heads.size() << " heads, "
+  std::cerr << "minimt: wrote " << visible_text(file.path()) << ": " << result.analysis.heads.size() << " heads, "
             << summary.sentences << " example sentence" << (summary.sentences == 1 ? "" : "s")
             << " (" << summary.heatmaps << " heatmaps), " << human_size(page.str().size(), true)
             << "\n";
@@ -92,9 +93,9 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
   command
       .add_option("-i,--input", args.input,
                   "SOURCE<TAB>REFERENCE lines, or sources alone (their greedy translations are "
-                  "the references); default, or -: stdin")
+                  "the references); default, or -: stdin")->check(non_empty_path())
       ->type_name("FILE");
-  command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")
+  command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")->check(non_empty_path())
       ->type_name("FILE");
   command.add_option("--format", args.format, "text: a table by importance; jsonl; csv")
       ->check(CLI::IsMember({"text", "jsonl", "csv"}))
@@ -103,7 +104,7 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
       .add_option("--view", args.view,
                   "also write one self-contained HTML page: a layers x heads grid per attention "
                   "type coloured by importance, each cell with its statistics, and the "
-                  "attention heatmaps of the first 3 input pairs")
+                  "attention heatmaps of the first 3 input pairs")->check(non_empty_path())
       ->type_name("FILE.html");
   command.add_flag("--translate", args.request.translate,
                    "also the change in exact match of the greedy translation (a decode per head)");

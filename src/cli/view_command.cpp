@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/app/output_file.h"
 #include "minimt/base/error.h"
@@ -65,7 +66,7 @@ void write_svg(const SvgFile& svg_file) {
   OutputFile file(svg_file.path);
   file.write(svg.str());
   file.commit();
-  std::cerr << "minimt: wrote " << svg_file.path << " (" << human_size(svg.str().size(), true)
+  std::cerr << "minimt: wrote " << visible_text(svg_file.path) << " (" << human_size(svg.str().size(), true)
             << ")\n";
 }
 
@@ -130,19 +131,19 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
   command.description("render an attention dump as one self-contained HTML page of heatmaps");
   command
       .add_option("dump", args.dump,
-                  "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
+                  "the dump (translate --dump-attention; at most 1 GiB); - for stdin")->check(non_empty_path())
       ->type_name("FILE")
       ->required();
   command
       .add_option("-o,--output", args.output,
-                  "the page to write (default: the dump's name with .html; - for stdout)")
+                  "the page to write (default: the dump's name with .html; - for stdout)")->check(non_empty_path())
       ->type_name("FILE");
   command.add_option("--title", args.title, "the page's title")->type_name("TEXT");
   command
       .add_option("--svg", args.svg,
                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
-                  "when several are shown)")
+                  "when several are shown)")->check(non_empty_path())
       ->type_name("PREFIX");
   command
       .add_option("--sentences", args.sentences,
@@ -161,7 +162,7 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
 }  // namespace
 
 void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
-  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
+  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : visible_text(path)) << ": "
             << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
             << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages"
             << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")

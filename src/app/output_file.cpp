@@ -1,8 +1,8 @@
 #include "minimt/app/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>

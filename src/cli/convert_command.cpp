@@ -15,9 +15,9 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
-#include "minimt/base/visible_text.h"
 #include "minimt/app/output_file.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/model/model.h"
 #include "minimt/model/model_converter.h"
 
@@ -114,10 +114,12 @@ void add_convert_options(CLI::App& command, ConvertArgs& args) {
       ->type_name("TYPE")
       ->check(CLI::IsMember({"int8", "float32"}))
       ->required();
-  command.add_option("in", args.in, "the model to read: a directory or a model name")->check(non_empty_path())
+  command.add_option("in", args.in, "the model to read: a directory or a model name")
+      ->check(non_empty_path())
       ->type_name("IN")
       ->required();
-  command.add_option("out", args.out, "the directory to write (absent or empty)")->check(non_empty_path())
+  command.add_option("out", args.out, "the directory to write (absent or empty)")
+      ->check(non_empty_path())
       ->type_name("OUT")
       ->required();
 }

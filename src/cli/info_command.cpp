@@ -87,7 +87,8 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
             << "parameters     " << model->weights().parameter_count << "\n";
   if (c.format_version > 1) std::cout << "format 2       " << format2_text(c) << "\n";
   for (const auto& file : model->files())
-    std::cout << "file           " << visible_text(file.path) << " (" << human_size(file.bytes) << ")\n";
+    std::cout << "file           " << visible_text(file.path) << " (" << human_size(file.bytes)
+              << ")\n";
   const char* core_type = std::getenv("OPENBLAS_CORETYPE");
   std::cout << "blas core      " << blas_core_name()
             << (core_type ? " (OPENBLAS_CORETYPE=" + visible_text(core_type) + ")"

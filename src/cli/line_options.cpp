@@ -41,12 +41,14 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
     command
         .add_option("--max-length", request.search.max_length,
                     "most tokens to generate per sentence, eos included (capped at max_positions)")
-        ->check(number_check(0, limits::kMaxLength, "INT in [0 - 1048576]"))
+        ->check(number_check(0, limits::kMaxLength))
         ->capture_default_str();
   CLI::Option* input =
-      command.add_option("-i,--input", args.input, "read lines from FILE (default, or -: stdin)")->check(non_empty_path())
+      command.add_option("-i,--input", args.input, "read lines from FILE (default, or -: stdin)")
+          ->check(non_empty_path())
           ->type_name("FILE");
-  command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")->check(non_empty_path())
+  command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command
       .add_option("--format", args.format,
@@ -74,7 +76,8 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
   CLI::Option* dump =
       command
           .add_option("--dump-attention", args.dump_attention,
-                      "write the attention weights to this JSON file (one entry per line)")->check(non_empty_path())
+                      "write the attention weights to this JSON file (one entry per line)")
+          ->check(non_empty_path())
           ->type_name("FILE");
   add_list_option(command, "--dump-types",
                   "attention to dump: any of encoder,decoder,cross (default: all)", dump,
@@ -100,7 +103,8 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
   command
       .add_option("--view", args.view,
                   "also render the attention as one self-contained HTML page (as minimt view "
-                  "does; it shows what --dump-* select when given)")->check(non_empty_path())
+                  "does; it shows what --dump-* select when given)")
+      ->check(non_empty_path())
       ->type_name("FILE.html");
   command.add_flag("--rollout", record.rollout,
                    "with --dump-attention or --view: add attention rollout (Abnar and Zuidema "
@@ -120,7 +124,7 @@ void add_align_options(CLI::App& command, LineRunArgs& args) {
       .add_option("--align-layer", record.align_layer,
                   "decoder layer the alignment reads (negative counts from the end)")
       ->type_name("N")
-      ->check(number_check(INT_MIN, INT_MAX, ""))
+      ->check(number_check(INT_MIN, INT_MAX, false))
       ->capture_default_str()
       ->needs(align);
   add_list_option(command, "--align-heads",

@@ -12,7 +12,6 @@
 
 #include "cli/commands.h"
 #include "cli/path_guard.h"
-#include "minimt/base/visible_text.h"
 #include "minimt/app/line_reader.h"
 #include "minimt/app/line_source.h"
 #include "minimt/app/output_file.h"
@@ -21,6 +20,7 @@
 #include "minimt/app/request_plan.h"
 #include "minimt/app/request_run.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt::cli {
 namespace {

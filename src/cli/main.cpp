@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "minimt: " << minimt::visible_text(e.what()) << "\nRun 'minimt --help' for usage.\n";
+    std::cerr << "minimt: " << minimt::visible_text(e.what())
+              << "\nRun 'minimt --help' for usage.\n";
     return kExitUsage;
   }
 

@@ -86,7 +86,8 @@ void add_model_option(CLI::App& command, std::string& target) {
       .add_option("-m,--model", target,
                   "model directory, or the name of one along $MINIMT_MODEL_PATH, "
                   "~/.local/share/minimt/models and the installed models (minimt models lists "
-                  "them; default: $MINIMT_MODEL, else the shipped en-fr)")->check(non_empty_path())
+                  "them; default: $MINIMT_MODEL, else the shipped en-fr)")
+      ->check(non_empty_path())
       ->type_name("DIR|NAME");
 }
 

@@ -11,8 +11,8 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "minimt/base/visible_text.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/model/config.h"
 #include "minimt/model/paths.h"
 
@@ -118,8 +118,8 @@ int run_models(const ModelsArgs& args) {
   const std::vector<ModelFolder> folders = model_search_path();
   if (args.path) {
     for (const ModelFolder& folder : folders)
-      std::cout << visible_text(folder.path) << "\t" << folder.origin
-                << folder_state(folder.path) << "\n";
+      std::cout << visible_text(folder.path) << "\t" << folder.origin << folder_state(folder.path)
+                << "\n";
     return 0;
   }
   const std::vector<FoundModel> models = find_models(folders);

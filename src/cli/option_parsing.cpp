@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <cstdio>
 #include <utility>
 
 #include "minimt/base/error.h"
@@ -122,9 +122,8 @@ template <typename Number>
 std::string number_problem(const std::string& text, Number low, Number high) {
   if constexpr (std::is_floating_point<Number>::value) {
     double value = 0;
-    std::string problem = read_whole(text, value, false, [](const char* s, char** end) {
-      return std::strtod(s, end);
-    });
+    std::string problem = read_whole(text, value, false,
+                                     [](const char* s, char** end) { return std::strtod(s, end); });
     // Decimal only: strtod also reads hexadecimal (0x10). NaN and the infinities cannot begin
     // with a digit, and an overflow is ERANGE: the value is finite.
     if (problem.empty() && text.find_first_not_of("0123456789+-.eE") != std::string::npos)
@@ -135,9 +134,8 @@ std::string number_problem(const std::string& text, Number low, Number high) {
     return problem.empty() ? range_problem(text, static_cast<Number>(value), low, high) : problem;
   } else if constexpr (std::is_signed<Number>::value) {
     long long value = 0;
-    std::string problem = read_whole(text, value, true, [](const char* s, char** end) {
-      return std::strtoll(s, end, 10);
-    });
+    std::string problem = read_whole(
+        text, value, true, [](const char* s, char** end) { return std::strtoll(s, end, 10); });
     return problem.empty() ? range_problem(text, value, (long long)low, (long long)high) : problem;
   } else {
     unsigned long long value = 0;
@@ -146,9 +144,9 @@ std::string number_problem(const std::string& text, Number low, Number high) {
                               : read_whole(text, value, true, [](const char* s, char** end) {
                                   return std::strtoull(s, end, 10);
                                 });
-    return problem.empty() ? range_problem(text, value, (unsigned long long)low,
-                                           (unsigned long long)high)
-                           : problem;
+    return problem.empty()
+               ? range_problem(text, value, (unsigned long long)low, (unsigned long long)high)
+               : problem;
   }
 }
 

@@ -18,12 +18,17 @@ namespace minimt::cli {
 template <typename Number>
 std::string number_problem(const std::string& text, Number low, Number high);
 
-// A validator of such numbers; `description` is what the help shows beside the option.
+// A validator of such numbers. With `describe`, the help shows the range beside the option as
+// CLI11's Range describes it ("INT in [1 - 256]"), so that the help stays as it was.
 template <typename Number>
-CLI::Validator number_check(Number low, Number high, const std::string& description) {
+CLI::Validator number_check(Number low, Number high, bool describe = true) {
+  std::ostringstream range;
+  if (describe)
+    range << (std::is_integral<Number>::value ? "INT" : "FLOAT") << " in [" << low << " - "
+          << high << "]";
   return CLI::Validator(
       [low, high](std::string& text) { return number_problem<Number>(text, low, high); },
-      description);
+      range.str());
 }
 
 // An option checked against [low, high], its value named `type` in the help ("N").
@@ -31,12 +36,7 @@ template <typename Number>
 CLI::Option* add_ranged_option(CLI::App& command, const std::string& name, Number& target,
                                const std::string& help, const std::string& type, Number low,
                                Number high) {
-  const std::string kind = std::is_integral<Number>::value ? "INT" : "FLOAT";
-  std::ostringstream range;  // as CLI11's Range describes it, so that the help stays the same
-  range << kind << " in [" << low << " - " << high << "]";
-  return command.add_option(name, target, help)
-      ->type_name(type)
-      ->check(number_check(low, high, range.str()));
+  return command.add_option(name, target, help)->type_name(type)->check(number_check(low, high));
 }
 
 // A check for options naming a file or folder: "" names none, and is refused as such.

@@ -10,10 +10,10 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
-#include "minimt/base/visible_text.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/app/output_file.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt::cli {
 namespace {
@@ -66,8 +66,8 @@ void write_svg(const SvgFile& svg_file) {
   OutputFile file(svg_file.path);
   file.write(svg.str());
   file.commit();
-  std::cerr << "minimt: wrote " << visible_text(svg_file.path) << " (" << human_size(svg.str().size(), true)
-            << ")\n";
+  std::cerr << "minimt: wrote " << visible_text(svg_file.path) << " ("
+            << human_size(svg.str().size(), true) << ")\n";
 }
 
 AttentionDump read_dump(const std::string& path) {
@@ -131,19 +131,22 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
   command.description("render an attention dump as one self-contained HTML page of heatmaps");
   command
       .add_option("dump", args.dump,
-                  "the dump (translate --dump-attention; at most 1 GiB); - for stdin")->check(non_empty_path())
+                  "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
+      ->check(non_empty_path())
       ->type_name("FILE")
       ->required();
   command
       .add_option("-o,--output", args.output,
-                  "the page to write (default: the dump's name with .html; - for stdout)")->check(non_empty_path())
+                  "the page to write (default: the dump's name with .html; - for stdout)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command.add_option("--title", args.title, "the page's title")->type_name("TEXT");
   command
       .add_option("--svg", args.svg,
                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
-                  "when several are shown)")->check(non_empty_path())
+                  "when several are shown)")
+      ->check(non_empty_path())
       ->type_name("PREFIX");
   command
       .add_option("--sentences", args.sentences,

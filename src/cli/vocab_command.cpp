@@ -6,9 +6,9 @@
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
-#include "minimt/base/visible_text.h"
 #include "minimt/base/error.h"
 #include "minimt/base/json_writer.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/model/model.h"
 
 namespace minimt::cli {

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The command line under hostile surroundings, by class of issue 24 (round 2): output streams
 (closed descriptors, two outputs on one stream, write failures, empty paths), numbers from the
-command line, what reaches a terminal, input lines without bounds, and signals and limits.
+command line, what reaches a terminal, input lines without bounds, signals and file-size limits,
+and the limits docs/robustness.md states.
 Every refusal is checked for its exit status, its exact message, an empty standard output and a
 working folder left as it was.
 
@@ -275,19 +276,18 @@ def check_line_bounds(tally, minimt, folder):
                        b"bytes were tokenized\n", "tokenize --side target: a long text is cut",
                 repr(err))
     # Memory: 100 MB of NUL bytes without a newline cost what a short line costs.
-    def peak_kb(payload_mb):
+    def nul_bytes_peak_kb(megabytes):
         process = subprocess.Popen([minimt, "tokenize", "-m", SHIPPED], cwd=folder,
                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         block = b"\0" * (1 << 20)
-        for _ in range(payload_mb):
+        for _ in range(megabytes):
             process.stdin.write(block)
         process.stdin.close()
         _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        return process.returncode, usage.ru_maxrss
-    status_small, small = peak_kb(1)
-    status_big, big = peak_kb(100)
+        return os.waitstatus_to_exitcode(status), usage.ru_maxrss
+    status_small, small = nul_bytes_peak_kb(1)
+    status_big, big = nul_bytes_peak_kb(100)
     tally.check(status_small == 0 and status_big == 0 and big - small < 30 * 1024,
                 "tokenize < 100 MB of NUL bytes: memory as for 1 MB",
                 f"status {status_big}, {big} KB against {small} KB")
@@ -334,6 +334,44 @@ def check_signals(tally, minimt, model, folder):
     tally.check(landed, "convert interrupted: an interrupt landed during the conversion")
 
 
+def peak_kb(command, folder):
+    """The peak resident memory of one run, in KB, and its exit status."""
+    process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    return os.waitstatus_to_exitcode(status), usage.ru_maxrss
+
+
+def check_limits(tally, minimt, folder):
+    """Class 8: the limits docs/robustness.md states, each checked here or where it names."""
+    cases = Cases(tally, folder)
+    cases.refused("--batch-size 4096 --beam-size 64",
+                  [minimt, "translate", "-m", SHIPPED, "--batch-size", "4096", "--beam-size", "64",
+                   "x"], 2,
+                  "minimt: error: --batch-size 4096 times --beam-size 64 is more than 65536 "
+                  "hypotheses at once\n")
+    # The memory formula: per thread, batch x beam x (layers x 4 x max_positions x H*dk +
+    # max_positions x vocabulary) x 4 bytes at worst; the shipped model: 3 decoder layers,
+    # H*dk 192, max_positions 128, a target vocabulary of 1200.
+    per_hypothesis = (3 * 4 * 128 * 192 + 128 * 1200) * 4 / 1024  # KB
+    line = " ".join(["the cat sat on the mat and the dog ate the bread"] * 12)
+    with open(os.path.join(folder, "long.txt"), "w") as f:
+        f.write((line + "\n") * 32)
+    if "ASAN_OPTIONS" in os.environ:
+        return  # AddressSanitizer's own memory hides what minimt's is: the plain run checks it
+    base = [minimt, "translate", "-m", SHIPPED, "-q", "--threads", "1", "-i", "long.txt"]
+    # The least of two runs each: a run's peak also holds what the system lent it.
+    single = min(peak_kb(base + ["--batch-size", "1"], folder)[1] for _ in range(2))
+    for batch, beam in ((16, 1), (16, 8)):
+        runs = [peak_kb(base + ["--batch-size", str(batch), "--beam-size", str(beam)], folder)
+                for _ in range(2)]
+        grown = min(kb for _, kb in runs) - single
+        bound = batch * beam * per_hypothesis
+        tally.check(all(status == 0 for status, _ in runs) and grown <= bound,
+                    f"memory at --batch-size {batch} --beam-size {beam}: within the formula",
+                    f"grew {grown} KB, the formula gives {bound:.0f} KB")
+
+
 def main():
     minimt = binary_from_argv()
     tally = Tally()
@@ -343,7 +381,8 @@ def main():
                             ("numbers", lambda f: check_numbers(tally, minimt, model, f)),
                             ("terminal", lambda f: check_terminal(tally, minimt, model, f)),
                             ("lines", lambda f: check_line_bounds(tally, minimt, f)),
-                            ("signals", lambda f: check_signals(tally, minimt, model, f))):
+                            ("signals", lambda f: check_signals(tally, minimt, model, f)),
+                            ("limits", lambda f: check_limits(tally, minimt, f))):
             folder = os.path.join(work, name)
             os.mkdir(folder)
             check(folder)

@@ -26,17 +26,21 @@ TEST_CASE("C0 controls and DEL are escaped", "[visible]") {
 
 TEST_CASE("C1 controls are escaped as code points", "[visible]") {
   CHECK(visible_text("\xC2\x80") == "\\u0080");
-  CHECK(visible_text("x\xC2\x9B" "1m") == "x\\u009B1m");
+  CHECK(visible_text("x\xC2\x9B"
+                     "1m") == "x\\u009B1m");
   CHECK(visible_text("\xC2\x9F\xC2\xA0") == "\\u009F\xC2\xA0");
 }
 
 TEST_CASE("bytes that are not UTF-8 are escaped one by one", "[visible]") {
   CHECK(visible_text("\xFF") == "\\xFF");
   CHECK(visible_text("a\x80z") == "a\\x80z");
-  CHECK(visible_text("\xC3") == "\\xC3");                      // truncated sequence
-  CHECK(visible_text("\xC0\xAF") == "\\xC0\\xAF");             // overlong '/'
-  CHECK(visible_text("\xED\xA0\x80") == "\\xED\\xA0\\x80");    // a surrogate (CESU-8)
-  CHECK(visible_text("\xE2\x82" "A") == "\\xE2\\x82" "A");     // cut, then ASCII
+  CHECK(visible_text("\xC3") == "\\xC3");                    // truncated sequence
+  CHECK(visible_text("\xC0\xAF") == "\\xC0\\xAF");           // overlong '/'
+  CHECK(visible_text("\xED\xA0\x80") == "\\xED\\xA0\\x80");  // a surrogate (CESU-8)
+  CHECK(visible_text("\xE2\x82"
+                     "A") ==
+        "\\xE2\\x82"
+        "A");  // cut, then ASCII
   CHECK_FALSE(is_visible_text("\xFF"));
 }
 

@@ -13,14 +13,13 @@ Ends with "N passed, N failed"; exits 1 on any failure.
 
 import json
 import os
-import pty
 import resource
 import signal
 import subprocess
-import sys
 import time
 
 from test_batch_helpers import TIMEOUT, Tally, binary_from_argv, random_model, workdir
+from test_batch_progress import run_on_terminal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED = os.path.join(ROOT, "models", "en-fr")
@@ -114,7 +113,8 @@ def check_streams(tally, minimt, model, folder):
     status, out, _ = run(t + ["-q", "-i", "s.txt", "-o", "b.txt", "--dump-attention", "-"], folder)
     tally.check(status == 0 and out == dump, "--dump-attention - -o FILE: the dump on stdout",
                 f"status {status}, {len(out)} bytes against {len(dump)}")
-    tally.check(not os.path.lexists(os.path.join(folder, "-")), "--dump-attention -: no file named -")
+    tally.check(not os.path.lexists(os.path.join(folder, "-")),
+                "--dump-attention -: no file named -")
     tally.check(open(os.path.join(folder, "b.txt"), "rb").read() ==
                 open(os.path.join(folder, "a.txt"), "rb").read(),
                 "--dump-attention - -o FILE: -o holds the translations")
@@ -169,7 +169,8 @@ def check_numbers(tally, minimt, model, folder):
     not_whole = lambda v: f"'{v}' is not a whole number"
     too_far = lambda v: f"{v} is past the range of numbers minimt reads"
     floats = {"nan": not_number, "NaN": not_number, "inf": not_number, "-inf": not_number,
-              "infinity": not_number, "-nan": not_number, "1e999": too_far, "-1e999": too_far, "1e39": too_far, "0.5x": not_number,
+              "infinity": not_number, "-nan": not_number, "1e999": too_far, "-1e999": too_far,
+              "1e39": too_far, "0.5x": not_number,
               " 0.5": not_number, "0x1p-1": not_number, "": not_number, "0.5 ": not_number}
     ints = {"nan": not_whole, "inf": not_whole, "99999999999999999999": too_far, "5x": not_whole,
             " 5": not_whole, "1.5": not_whole, "1e3": not_whole, "0x10": not_whole, "": not_whole}
@@ -189,7 +190,8 @@ def check_numbers(tally, minimt, model, folder):
         cases.refused(f"{option} {value} out of range", t + needs + [option, value, "x"], 2,
                       f"minimt: {option}: {value} is not in [{low}, {high}]{USAGE}")
     heads = [minimt, "heads", "-m", model, "-q"]
-    for option, value, problem in (("--threads", "nan", not_whole), ("--batch-size", "4x", not_whole)):
+    for option, value, problem in (("--threads", "nan", not_whole),
+                                   ("--batch-size", "4x", not_whole)):
         cases.refused(f"heads {option} {value}", heads + [option, value], 2,
                       f"minimt: {option}: {problem(value)}{USAGE}")
     seed = t + ["--sample"]
@@ -230,30 +232,19 @@ def check_terminal(tally, minimt, model, folder):
     tally.check(b"\x1b" not in out and b"\x07" not in out, "info: no ESC or BEL on stdout")
     env = dict(os.environ, MINIMT_MODEL_PATH=models)
     status, out, err = run([minimt, "models", "--names"], folder, env=env)
-    tally.check(status == 0 and out.decode(errors="replace").split("\n")[0] == shown, "models --names: made visible",
-                repr(out))
+    tally.check(status == 0 and out.decode(errors="replace").split("\n")[0] == shown,
+                "models --names: made visible", repr(out))
     status, out, err = run([minimt, "models"], folder, env=env)
-    tally.check(status == 0 and f"{models}/{shown}" in out.decode(errors="replace") and b"\x1b" not in out,
+    listed = out.decode(errors="replace")
+    tally.check(status == 0 and f"{models}/{shown}" in listed and b"\x1b" not in out,
                 "models: the folder made visible", repr(out[:300]))
     # Translations keep their bytes into files and pipes, and are made visible on a terminal.
     text = "the cat\x1b[2J"
     status, piped, _ = run([minimt, "translate", "-m", SHIPPED, "-q", text], folder)
-    controller, terminal = pty.openpty()
-    result = subprocess.run([minimt, "translate", "-m", SHIPPED, "-q", text], cwd=folder,
-                            stdout=terminal, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            timeout=TIMEOUT)
-    os.close(terminal)
-    on_terminal = b""
-    while True:
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        on_terminal += chunk
-    os.close(controller)
-    tally.check(result.returncode == 0 and on_terminal.replace(b"\r\n", b"\n") == piped,
+    status_terminal, on_terminal = run_on_terminal(
+        [minimt, "translate", "-m", SHIPPED, "-q", text])
+    on_terminal = on_terminal.replace(b"\r\n", b"\n")  # the terminal's own line ends
+    tally.check(status == 0 and status_terminal == 0 and on_terminal == piped,
                 "translate: ordinary text on a terminal is byte for byte what a pipe gets",
                 f"{on_terminal!r} against {piped!r}")
 

@@ -104,6 +104,8 @@ def check_streams(tally, minimt, model, folder):
     cases.refused("--dump-attention - beside -o -",
                   t + ["-i", "s.txt", "-o", "-", "--dump-attention", "-"], 2,
                   err(f"--dump-attention - and -o - {same}"))
+    cases.refused("--view - beside the translations", t + ["-i", "s.txt", "--view", "-"], 2,
+                  err(f"--view - and standard output {same}"))
     cases.refused("--view /proc/self/fd/1 beside the translations",
                   t + ["-i", "s.txt", "--view", "/proc/self/fd/1"], 2,
                   err(f"--view /proc/self/fd/1 and standard output {same}"))

@@ -1,5 +1,6 @@
 // The options translate and score share (line_run.h): each fills its field of the Request.
 #include <CLI/CLI.hpp>
+#include <climits>
 
 #include "cli/commands.h"
 #include "cli/line_run.h"
@@ -41,12 +42,14 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
     command
         .add_option("--max-length", request.search.max_length,
                     "most tokens to generate per sentence, eos included (capped at max_positions)")
-        ->check(CLI::Range(0, limits::kMaxLength))
+        ->check(number_check(0, limits::kMaxLength))
         ->capture_default_str();
   CLI::Option* input =
       command.add_option("-i,--input", args.input, "read lines from FILE (default, or -: stdin)")
+          ->check(non_empty_path())
           ->type_name("FILE");
   command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command
       .add_option("--format", args.format,
@@ -76,6 +79,7 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
       command
           .add_option("--dump-attention", args.dump_attention,
                       "write the attention weights to this JSON file (one entry per line)")
+          ->check(non_empty_path())
           ->type_name("FILE");
   add_list_option(command, "--dump-types",
                   "attention to dump: any of encoder,decoder,cross (default: all)", dump,
@@ -102,6 +106,7 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
       .add_option("--view", args.view,
                   "also render the attention as one self-contained HTML page (as minimt view "
                   "does; it shows what --dump-* select when given)")
+      ->check(non_empty_path())
       ->type_name("FILE.html");
   CLI::Option* show =
       command
@@ -132,6 +137,7 @@ void add_align_options(CLI::App& command, LineRunArgs& args) {
       .add_option("--align-layer", record.align_layer,
                   "decoder layer the alignment reads (negative counts from the end)")
       ->type_name("N")
+      ->check(number_check(INT_MIN, INT_MAX, false))
       ->capture_default_str()
       ->needs(align);
   add_list_option(command, "--align-heads",

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
 #include "minimt/base/error.h"
 #include "minimt/model/paths.h"
 
@@ -86,6 +87,7 @@ void add_model_option(CLI::App& command, std::string& target) {
                   "model directory, or the name of one along $MINIMT_MODEL_PATH, "
                   "~/.local/share/minimt/models and the installed models (minimt models lists "
                   "them; default: $MINIMT_MODEL, else the shipped en-fr)")
+      ->check(non_empty_path())
       ->type_name("DIR|NAME");
 }
 

@@ -16,6 +16,7 @@
 #include "minimt/app/attention_view.h"
 #include "minimt/app/output_file.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt::cli {
 namespace {
@@ -68,8 +69,8 @@ void write_svg(const SvgFile& svg_file) {
   OutputFile file(svg_file.path);
   file.write(svg.str());
   file.commit();
-  std::cerr << "minimt: wrote " << svg_file.path << " (" << human_size(svg.str().size(), true)
-            << ")\n";
+  std::cerr << "minimt: wrote " << visible_text(svg_file.path) << " ("
+            << human_size(svg.str().size(), true) << ")\n";
 }
 
 // The page for `dump` and what it holds.
@@ -127,11 +128,13 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
   command
       .add_option("dump", args.dump,
                   "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
+      ->check(non_empty_path())
       ->type_name("FILE")
       ->required();
   command
       .add_option("-o,--output", args.output,
                   "the page to write (default: the dump's name with .html; - for stdout)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command.add_option("--title", args.title, "the page's title")->type_name("TEXT");
   command
@@ -139,6 +142,7 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
                   "when several are shown)")
+      ->check(non_empty_path())
       ->type_name("PREFIX");
   add_sentences_option(command, args.sentences);
 }
@@ -171,7 +175,7 @@ AttentionDump read_dump_file(const std::string& path) {
 }
 
 void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
-  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
+  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : visible_text(path)) << ": "
             << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
             << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages"
             << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")

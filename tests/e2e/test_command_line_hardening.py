@@ -6,7 +6,7 @@ and the limits docs/robustness.md states.
 Every refusal is checked for its exit status, its exact message, an empty standard output and a
 working folder left as it was.
 
-  test_command_line_hardening.py MINIMT_BINARY
+  test_command_line_hardening.py --minimt MINIMT_BINARY
 
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -16,9 +16,11 @@ import os
 import resource
 import signal
 import subprocess
+import sys
 import time
 
-from test_batch_helpers import TIMEOUT, Tally, binary_from_argv, random_model, workdir
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import TIMEOUT, Tally, minimt_path, random_model, scratch  # noqa: E402
 from test_batch_progress import run_on_terminal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -366,10 +368,10 @@ def check_limits(tally, minimt, folder):
 
 
 def main():
-    minimt = binary_from_argv()
+    minimt = minimt_path(__doc__)
     tally = Tally()
-    with workdir() as work:
-        model = random_model(work)
+    with scratch("command-line") as work:
+        model = random_model("batch")
         for name, check in (("streams", lambda f: check_streams(tally, minimt, model, f)),
                             ("numbers", lambda f: check_numbers(tally, minimt, model, f)),
                             ("terminal", lambda f: check_terminal(tally, minimt, model, f)),
@@ -379,8 +381,8 @@ def main():
             folder = os.path.join(work, name)
             os.mkdir(folder)
             check(folder)
-    tally.finish()
+    return tally.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""Where minimt's binaries look for their libraries: never in the folder they run in.
+
+1. Every ELF binary the build made (minimt, the test and bench programs), and the minimt that
+   `cmake --install` writes, has no RPATH or RUNPATH entry that is empty or relative (the
+   loader reads an empty entry as the current folder, a relative one from it); readelf says.
+2. A folder holding a booby-trapped copy of every library minimt needs (each one's constructor
+   leaves a mark) does not make the built or the installed minimt load any of them when it runs
+   there: no mark, exit status 0, the same translation as from another folder. A control run
+   with LD_LIBRARY_PATH=. shows that the traps do fire when a library is loaded from there.
+
+    tests/e2e/test_library_paths.py BUILD_DIR MINIMT
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SYSTEM_CORE = re.compile(r"^(libc|libm|ld-linux[^.]*)\.so")  # a fake libc cannot even run
+
+
+class Checker:
+    def __init__(self):
+        self.passed, self.failed = 0, 0
+
+    def check(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+
+def is_elf(path):
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
+def built_binaries(build):
+    """Executables and shared objects under BUILD_DIR, leaving out CMake's own probes."""
+    found = []
+    for root, dirs, files in os.walk(build):
+        dirs[:] = [d for d in dirs if d != "CMakeFiles"]
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.islink(path) or name.endswith((".o", ".a")):
+                continue
+            if (os.access(path, os.X_OK) or ".so" in name) and is_elf(path):
+                found.append(path)
+    return sorted(found)
+
+
+def dynamic_section(path):
+    return subprocess.run(["readelf", "-d", path], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def search_paths(path):
+    """[(tag, [entries])] for each RPATH and RUNPATH of the binary."""
+    out = []
+    for tag, value in re.findall(r"\((RPATH|RUNPATH)\)\s+Library r(?:un)?path: \[(.*)\]",
+                                 dynamic_section(path)):
+        out.append((tag, value.split(":")))
+    return out
+
+
+def needed_libraries(path):
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[(.*)\]", dynamic_section(path))
+
+
+def check_search_paths(c, path, label):
+    entries = search_paths(path)
+    bad = [(tag, e) for tag, values in entries for e in values
+           if not (e.startswith("/") or e.startswith("$ORIGIN") or e.startswith("${ORIGIN}"))]
+    c.check(not bad, "%s: RPATH/RUNPATH %s has no empty or relative entry%s"
+            % (label, entries or "none", "" if not bad else " (bad: %r)" % bad))
+
+
+def make_traps(folder, libraries, marks):
+    """A fake of each library in `folder`; loading one writes MARKS/<its name>."""
+    source = os.path.join(folder, "trap.c")
+    with open(source, "w") as f:
+        f.write('#include <fcntl.h>\n#include <unistd.h>\n'
+                '__attribute__((constructor)) static void trap(void) {\n'
+                '  int fd = open(MARK, O_CREAT | O_WRONLY, 0644);\n'
+                '  if (fd >= 0) close(fd);\n}\n')
+    for name in libraries:
+        mark = os.path.join(marks, name)
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", os.path.join(folder, name),
+                        "-Wl,-soname," + name, '-DMARK="%s"' % mark, source], check=True)
+    os.remove(source)
+
+
+def run_in(folder, minimt, extra_env=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LD_")}
+    env.update(extra_env or {})
+    return subprocess.run([minimt, "translate", "I am a student."], cwd=folder, env=env,
+                          capture_output=True, timeout=120)
+
+
+def check_trap(c, minimt, label, work):
+    trap = os.path.join(work, "trap-" + label.replace(" ", "-"))
+    marks = os.path.join(work, "marks-" + label.replace(" ", "-"))
+    os.makedirs(trap)
+    os.makedirs(marks)
+    libraries = [n for n in needed_libraries(minimt) if not SYSTEM_CORE.match(n)]
+    c.check("libsentencepiece.so.0" in libraries,
+            "%s needs libsentencepiece.so.0 (the library the issue names): %s" % (label, libraries))
+    make_traps(trap, libraries, marks)
+    elsewhere = run_in(work, minimt)
+    here = run_in(trap, minimt)
+    c.check(os.listdir(marks) == [],
+            "%s run in a folder of booby-trapped libraries loads none of them (marks: %s)"
+            % (label, os.listdir(marks)))
+    c.check(here.returncode == 0 and here.stdout == elsewhere.stdout and here.stdout != b""
+            and here.stderr == b"",
+            "%s there: status %d, %r (from another folder: %r), stderr %r"
+            % (label, here.returncode, here.stdout, elsewhere.stdout, here.stderr))
+    control = run_in(trap, minimt, {"LD_LIBRARY_PATH": "."})
+    c.check(sorted(os.listdir(marks)) != [] and control.returncode != 0,
+            "%s control: with LD_LIBRARY_PATH=. the traps fire (marks: %s, status %d)"
+            % (label, sorted(os.listdir(marks)), control.returncode))
+
+
+def main():
+    build, minimt = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    c = Checker()
+    binaries = built_binaries(build)
+    names = {os.path.basename(b) for b in binaries}
+    c.check({"minimt", "minimt_tests"} <= names,
+            "the build's binaries include minimt and minimt_tests: %s" % sorted(names))
+    for path in binaries:
+        check_search_paths(c, path, os.path.relpath(path, build))
+
+    work = tempfile.mkdtemp(prefix="minimt-library-paths-")
+    try:
+        prefix = os.path.join(work, "prefix")
+        subprocess.run(["cmake", "--install", build, "--prefix", prefix], check=True,
+                       capture_output=True)
+        installed = os.path.join(prefix, "bin", "minimt")
+        check_search_paths(c, installed, "installed bin/minimt")
+        check_trap(c, minimt, "built minimt", work)
+        check_trap(c, installed, "installed minimt", work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("%d passed, %d failed" % (c.passed, c.failed))
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

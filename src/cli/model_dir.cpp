@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <climits>
 #include <cstdlib>
+#include <iostream>
 
 #include "cli/commands.h"
 #include "minimt/base/error.h"
@@ -191,7 +192,10 @@ std::shared_ptr<const Model> load_model(const std::string& option,
         !reason.empty())
       throw Error("--compute-type " + compute_type + ": " + reason);
   }
-  return Model::load(resolve_model_dir(option), options);
+  auto model = Model::load(resolve_model_dir(option), options);
+  for (const std::string& warning : model->config().warnings)
+    std::cerr << "minimt: warning: " << warning << "\n";
+  return model;
 }
 
 }  // namespace minimt::cli

@@ -1,6 +1,9 @@
 #include "minimt/model/config.h"
 
+#include <algorithm>
+
 #include "minimt/base/error.h"
+#include "minimt/model/json_dom_builder.h"
 #include "minimt/model/paths.h"
 #include "minimt/model/untrusted_json.h"
 
@@ -17,12 +20,36 @@ constexpr long long kMaxVocab = 1 << 24;
 // safetensors file).
 constexpr size_t kMaxConfigBytes = 8u << 20;
 
+// Every key format v1 defines (docs/model-format.md): anything else is a slip or another format.
+const std::vector<std::string> kRequiredKeys = {"format",
+                                                "format_version",
+                                                "d_model",
+                                                "num_heads",
+                                                "d_ff",
+                                                "encoder_layers",
+                                                "decoder_layers",
+                                                "activation",
+                                                "norm_position",
+                                                "layer_norm_eps",
+                                                "max_positions",
+                                                "positions",
+                                                "scale_embeddings",
+                                                "source_vocab_size",
+                                                "target_vocab_size",
+                                                "tie_output",
+                                                "special_tokens",
+                                                "tokenizer",
+                                                "weights"};
+const std::vector<std::string> kOptionalKeys = {"head_dim", "decoder_start_token"};
+const std::vector<std::string> kSpecialTokenKeys = {"pad", "unk", "bos", "eos"};
+const std::vector<std::string> kTokenizerKeys = {"source", "target"};
+
 class ConfigReader {
  public:
   ConfigReader(const nlohmann::json& json, const std::string& file) : json_(json), file_(file) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw ModelError(file_, "key '" + key + "' " + what);
+    throw ModelError(file_, "key '" + printable(key) + "' " + what);
   }
 
   const nlohmann::json& require(const std::string& key) const {
@@ -71,6 +98,17 @@ class ConfigReader {
     fail(key, "must be one of " + allowed + ", got \"" + printable(value) + '"');
   }
 
+  // Refuses a key of `object` (the value of `key`, "" for the top level) that is not in
+  // `known`, naming the closest known key when the unknown one looks like a slip of it.
+  void refuse_unknown(const nlohmann::json& object, const std::string& key,
+                      const std::vector<std::string>& known) const {
+    for (const std::string& unknown : unknown_keys(object, known)) {
+      const std::string near = closest_key(unknown, known);
+      fail((key.empty() ? "" : key + ".") + unknown,
+           "is not a format-v1 key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
+  }
+
   const nlohmann::json& json() const { return json_; }
 
  private:
@@ -91,6 +129,28 @@ std::string relative_path(const ConfigReader& reader, const nlohmann::json& valu
 }  // namespace
 
 namespace {
+
+// A top-level key format v1 does not define is refused, unless it looks like a slip of an
+// optional key: then the model still reads as the file's author may have meant it, with that
+// key's default, and the warning says which key the default stands for.
+void check_top_level_keys(const ConfigReader& reader, const nlohmann::json& json,
+                          const std::string& file, std::vector<std::string>& warnings) {
+  std::vector<std::string> known = kRequiredKeys;
+  known.insert(known.end(), kOptionalKeys.begin(), kOptionalKeys.end());
+  for (const std::string& unknown : unknown_keys(json, known)) {
+    const std::string near = closest_key(unknown, known);
+    const bool optional =
+        std::find(kOptionalKeys.begin(), kOptionalKeys.end(), near) != kOptionalKeys.end();
+    if (optional && !json.contains(near)) {
+      warnings.push_back(file + ": key '" + printable(unknown) +
+                         "' is not a format-v1 key and is ignored; did you mean '" + near +
+                         "'? (it is optional: its default is used)");
+      continue;
+    }
+    reader.fail(unknown,
+                "is not a format-v1 key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+}
 
 // "format" and "format_version".
 void check_format(ConfigReader& reader, const nlohmann::json& json) {
@@ -152,6 +212,7 @@ void read_architecture(ConfigReader& reader, const nlohmann::json& json, ModelCo
 void read_special_tokens(ConfigReader& reader, const nlohmann::json& json, ModelConfig& c) {
   const auto& special = reader.require("special_tokens");
   if (!special.is_object()) reader.fail("special_tokens", "must be an object");
+  reader.refuse_unknown(special, "special_tokens", kSpecialTokenKeys);
   auto special_id = [&](const char* name) {
     std::string key = std::string("special_tokens.") + name;
     auto it = special.find(name);
@@ -172,6 +233,7 @@ void read_special_tokens(ConfigReader& reader, const nlohmann::json& json, Model
 void read_files(ConfigReader& reader, ModelConfig& c) {
   const auto& tokenizer = reader.require("tokenizer");
   if (!tokenizer.is_object()) reader.fail("tokenizer", "must be an object");
+  reader.refuse_unknown(tokenizer, "tokenizer", kTokenizerKeys);
   for (const char* side : {"source", "target"})
     if (!tokenizer.contains(side)) reader.fail(std::string("tokenizer.") + side, "is missing");
   c.source_tokenizer = relative_path(reader, tokenizer["source"], "tokenizer.source");
@@ -193,6 +255,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   ConfigReader reader(json, file);
   ModelConfig c;
   check_format(reader, json);
+  check_top_level_keys(reader, json, file, c.warnings);
   read_architecture(reader, json, c);
   read_special_tokens(reader, json, c);
   read_files(reader, c);
@@ -201,8 +264,11 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
 
 ModelConfig ModelConfig::load(const std::string& path) {
   const std::string text = read_regular_file(path, kMaxConfigBytes);
-  return from_json(parse_untrusted_json(text.data(), text.size(), path, "is not valid JSON", "key"),
-                   path);
+  auto name_key = [](const std::vector<std::string>& keys) {
+    return "key '" + json_path_text(keys) + "'";
+  };
+  return from_json(
+      parse_untrusted_json(text.data(), text.size(), path, "is not valid JSON", name_key), path);
 }
 
 }  // namespace minimt

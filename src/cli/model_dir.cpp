@@ -104,7 +104,9 @@ std::vector<ModelFolder> model_search_path() {
   std::vector<ModelFolder> folders;
   std::vector<std::string> real_paths;  // a folder reached twice (a link, a prefix) is one place
   auto add = [&](const std::string& path, const std::string& origin) {
-    if (path.empty()) return;
+    // An empty or relative entry (in MINIMT_MODEL_PATH, or a relative HOME) would search the
+    // folder minimt runs in: left out, as the XDG base directory rules leave them out.
+    if (path.empty() || path[0] != '/') return;
     const std::string clean = strip_trailing_slashes(path);
     const std::string real = real_or_same(clean);
     for (const std::string& seen : real_paths)

@@ -58,8 +58,8 @@ class TrieCheck {
         const uint32_t child = base ^ static_cast<uint32_t>(label);
         if (unit(child).label() != static_cast<uint32_t>(label)) continue;
         if (state_[child] == kOpen)
-          return "its trie loops back to unit " + std::to_string(child) +
-                 " (a walk through it would never end)";
+          return "its trie leads back to unit " + std::to_string(child) +
+                 ", a loop (a trie SentencePiece builds has none)";
         if (state_[child] == kDone) {
           note_child(stack_[top], child);
           continue;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Where minimt's binaries look for their libraries: never in the folder they run in.
+"""What minimt takes from the folder it runs in: no library, no model folder it was not given.
 
 1. Every ELF binary the build made (minimt, the test and bench programs), and the minimt that
    `cmake --install` writes, has no RPATH or RUNPATH entry that is empty or relative (the
@@ -8,6 +8,8 @@
    leaves a mark) does not make the built or the installed minimt load any of them when it runs
    there: no mark, exit status 0, the same translation as from another folder. A control run
    with LD_LIBRARY_PATH=. shows that a trap does fire when its library is loaded from there.
+3. The model search path leaves out relative folders (MINIMT_MODEL_PATH=models, HOME=.), which
+   would name the folder minimt runs in; the absolute folder finds the same model.
 
     tests/e2e/test_library_paths.py BUILD_DIR MINIMT
 """
@@ -129,6 +131,35 @@ def check_trap(c, minimt, label, work):
             % (label, os.listdir(marks), got.returncode))
 
 
+def check_relative_model_folders(c, minimt, work):
+    """The model search path leaves out relative folders: MINIMT_MODEL_PATH=models and HOME=.
+    would otherwise find a model in the folder minimt runs in. With the absolute folder, the
+    same model is found (the control)."""
+    here = os.path.join(work, "relative")
+    hand = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                        "hand-model")
+    shutil.copytree(hand, os.path.join(here, "models", "m1"))
+    shutil.copytree(hand, os.path.join(here, ".local", "share", "minimt", "models", "m2"))
+    home = os.path.join(work, "home")
+    os.makedirs(home, exist_ok=True)
+    for name, env, model in (("MINIMT_MODEL_PATH=models", {"MINIMT_MODEL_PATH": "models",
+                                                           "HOME": home}, "m1"),
+                             ("HOME=.", {"HOME": "."}, "m2")):
+        env = dict({k: v for k, v in os.environ.items()
+                    if k not in ("MINIMT_MODEL", "MINIMT_MODEL_PATH", "XDG_DATA_HOME")}, **env)
+        got = subprocess.run([minimt, "translate", "--model", model, "a"], cwd=here, env=env,
+                             capture_output=True)
+        c.check(got.returncode == 1 and got.stdout == b"" and
+                b"no model named '%s'" % model.encode() in got.stderr,
+                "%s, --model %s from the folder holding it: not found (status %d, %r)"
+                % (name, model, got.returncode, got.stderr[-200:]))
+    env = dict(os.environ, MINIMT_MODEL_PATH=os.path.join(here, "models"))
+    got = subprocess.run([minimt, "translate", "--model", "m1", "a"], cwd=work, env=env,
+                         capture_output=True)
+    c.check(got.returncode == 0 and got.stdout != b"",
+            "control: MINIMT_MODEL_PATH=<absolute>/models finds m1 (status %d)" % got.returncode)
+
+
 def main():
     build, minimt = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     c = Checker()
@@ -148,6 +179,7 @@ def main():
         check_search_paths(c, installed, "installed bin/minimt")
         check_trap(c, minimt, "built minimt", work)
         check_trap(c, installed, "installed minimt", work)
+        check_relative_model_folders(c, minimt, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d passed, %d failed" % (c.passed, c.failed))

@@ -162,7 +162,7 @@ def bad_cases():
         # "A" (unit 256 ^ 0x41, no leaf) leads back to the root's children: "AAAA..." loops.
         ("charsmap trie that loops",
          with_units(lambda u: u.__setitem__(256 ^ 0x41, 0x41 | ((256 ^ 0x41 ^ 256) << 10))),
-         [cm, "loops back to unit 321"]),
+         [cm, "leads back to unit 321, a loop"]),
         ("denormalizer charsmap leaf past its end",
          model(extra=field(5, field(2, charsmap(RULES)[:-1]))),
          ["denormalizer_spec.precompiled_charsmap", "NUL"]),

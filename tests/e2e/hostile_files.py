@@ -18,15 +18,17 @@ TIMEOUT = 120
 
 
 class Results:
-    def __init__(self):
-        self.passed, self.failed = 0, 0
+    def __init__(self, verbose=False):
+        self.passed, self.failed, self.verbose = 0, 0, verbose
 
     def check(self, ok, what):
+        """Counts one check; prints it when it fails (every one when verbose)."""
         if ok:
             self.passed += 1
         else:
             self.failed += 1
-            print("FAIL " + what)
+        if self.verbose or not ok:
+            print(("ok   " if ok else "FAIL ") + what)
         return ok
 
     def finish(self):

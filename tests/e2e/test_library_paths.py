@@ -20,19 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+import hostile_files
+
 SYSTEM_CORE = re.compile(r"^(libc|libm|ld-linux[^.]*)\.so")  # a fake libc cannot even run
-
-
-class Checker:
-    def __init__(self):
-        self.passed, self.failed = 0, 0
-
-    def check(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
 
 
 def is_elf(path):
@@ -162,7 +152,7 @@ def check_relative_model_folders(c, minimt, work):
 
 def main():
     build, minimt = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    c = Checker()
+    c = hostile_files.Results(verbose=True)
     binaries = built_binaries(build)
     names = {os.path.basename(b) for b in binaries}
     c.check({"minimt", "minimt_tests"} <= names,
@@ -182,8 +172,7 @@ def main():
         check_relative_model_folders(c, minimt, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("%d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
   for (const auto& dim : info["shape"]) {
     if (!dim.is_number_unsigned()) fail("has a shape entry that is not a non-negative integer");
     if (dim.get<uint64_t>() > kMaxDimension)
-      fail("has shape " + info["shape"].dump() + ", a dimension past " +
+      fail("has shape " + printable(info["shape"].dump()) + ", a dimension past " +
            std::to_string(kMaxDimension) + " (2^31-1), larger than any format-v1 tensor's");
     entry.shape.push_back(dim.get<int64_t>());
   }

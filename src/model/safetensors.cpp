@@ -143,10 +143,11 @@ void add_tensor(const std::string& path, const Entry& entry, const uint8_t* sour
     fail_non_finite(path, entry, floats[bad], bad);
 }
 
-// "tensor 'W'", "tensor 'W' key 'dtype'" or "__metadata__ key 'k'" for a message.
+// "tensor 'W'", "tensor 'W' key 'dtype'", "__metadata__" or "__metadata__ key 'k'" for a
+// message.
 std::string name_header_key(const std::vector<std::string>& path) {
-  if (path.size() > 1 && path[0] == "__metadata__")
-    return "__metadata__ key '" + json_path_text(path, 1) + "'";
+  if (path.at(0) == "__metadata__")
+    return path.size() > 1 ? "__metadata__ key '" + json_path_text(path, 1) + "'" : "__metadata__";
   return "tensor '" + printable(path.at(0)) + "'" +
          (path.size() > 1 ? " key '" + json_path_text(path, 1) + "'" : "");
 }

@@ -102,7 +102,10 @@ def check_trap(c, minimt, label, work):
             "%s needs libsentencepiece.so.0 (the library the issue names): %s" % (label, libraries))
     make_traps(trap, libraries, marks)
     elsewhere = run_in(work, minimt)
+    before = hostile_files.snapshot(trap)
     here = run_in(trap, minimt)
+    c.check(hostile_files.snapshot(trap) == before,
+            "%s run in a folder of booby-trapped libraries changes nothing there" % label)
     c.check(os.listdir(marks) == [],
             "%s run in a folder of booby-trapped libraries loads none of them (marks: %s)"
             % (label, os.listdir(marks)))

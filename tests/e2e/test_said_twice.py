@@ -134,6 +134,9 @@ def model_cases():
         ("safetensors __metadata__ key twice", dict(zip((cfg, st), external_model(
             header_with(entry() + ', "__metadata__": {"a": "1", "a": "2"}')))), 1,
          [st, "__metadata__ key 'a' appears twice"]),
+        ("safetensors __metadata__ twice", dict(zip((cfg, st), external_model(
+            header_with(entry() + ', "__metadata__": {}, "__metadata__": {"a": "1"}')))), 1,
+         [st, "__metadata__ appears twice"]),
         ("safetensors header bytes after a NUL", dict(zip((cfg, st), external_model(
             header_with(entry()) + b'\0{"evil": 1}'))), 1,
          [st, "has a header that is not valid JSON: a NUL byte at byte"]),

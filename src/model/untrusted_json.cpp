@@ -101,9 +101,12 @@ std::vector<std::string> unknown_keys(const nlohmann::json& object,
 namespace {
 
 // Letters changed, added, dropped or swapped (optimal string alignment distance), after folding
-// case and '-' to '_'; stops counting past `limit` (returns limit + 1).
+// case and '-' to '_'; at most limit + 1 (keys whose lengths differ by more are not compared,
+// so a hostile megabyte key costs nothing).
 size_t slip_distance(const std::string& a, const std::string& b, size_t limit) {
-  auto fold = [](char c) { return c == '-' ? '_' : static_cast<char>(std::tolower(c)); };
+  auto fold = [](char c) {
+    return c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
   if (a.size() > b.size() + limit || b.size() > a.size() + limit) return limit + 1;
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
   for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;

@@ -3,7 +3,9 @@
 #   base < engine < model < app < cli
 # 1. includes: no file of a floor includes a header of a higher floor;
 # 2. symbols: no floor's library needs a minimt symbol that only a higher floor's library
-#    defines (so the linker would need the higher floor), read with nm from BUILD_DIR.
+#    defines (so the linker would need the higher floor), read with nm from BUILD_DIR;
+# 3. the CLI only parses: src/cli includes from app only the headers listed in cli_app_headers
+#    below, and from engine only blas_runtime.h and kernel_registry.h (see there why).
 #   tools/check-floors.sh [BUILD_DIR]   (default build; step 2 is skipped when the libraries are
 #                                        not built, and says so)
 set -euo pipefail
@@ -28,6 +30,40 @@ for floor in "${floors[@]}"; do
       fi
     done < <(grep -E '^#include "(minimt/)?[a-z]+/' "$file" || true)
   done
+done
+
+# The CLI fills requests from flags and maps exceptions to exit statuses; decoding (translator,
+# batch runner, engine), recording (attention dumps, alignment, head masks) and choosing what
+# a record says (output records) happen in app, where a second front end finds them. So src/cli
+# may include from app only these: the requests and their runs, where lines come from, the
+# files and the terminal, and the attention page of minimt view (a dump read, nothing decoded).
+# From engine it may include only blas_runtime.h (the process's BLAS threads and core type) and
+# kernel_registry.h (minimt info lists the kernels this CPU runs; the registry chooses them).
+# A new app header a subcommand needs goes here only if it decodes, records and selects nothing.
+cli_app_headers=(request.h request_plan.h request_run.h heads_run.h line_source.h line_reader.h
+                 output_file.h output_writer.h progress.h attention_view.h)
+cli_engine_headers=(blas_runtime.h kernel_registry.h)
+# minimt tokenize prints the ids the encoder reads (Translator::source_ids); it translates nothing.
+cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translator.h")
+
+allowed_in_cli() {  # FILE HEADER (e.g. minimt/app/request.h)
+  local file=$1 header=$2 name floor
+  floor=$(cut -d/ -f2 <<<"$header")
+  name=${header##*/}
+  local -n list=cli_${floor}_headers
+  for allowed in "${list[@]}"; do [[ $name == "$allowed" ]] && return 0; done
+  for exception in "${cli_exceptions[@]}"; do [[ $exception == "$file:$header" ]] && return 0; done
+  return 1
+}
+
+for file in $(find src/cli -type f \( -name '*.h' -o -name '*.cpp' \)); do
+  while IFS= read -r header; do
+    if ! allowed_in_cli "$file" "$header"; then
+      echo "check-floors: $file includes $header: decoding, recording and choosing outputs" \
+           "belong in app (tools/check-floors.sh lists what src/cli may include)" >&2
+      failures=$((failures + 1))
+    fi
+  done < <(sed -nE 's/^#include "(minimt\/(app|engine)\/[^"]+)".*/\1/p' "$file")
 done
 
 libraries=(base engine model app)
@@ -57,4 +93,4 @@ if ((failures)); then
   echo "check-floors: $failures violation(s)" >&2
   exit 1
 fi
-echo "check-floors: every floor reaches only the floors below it"
+echo "check-floors: every floor reaches only the floors below it; src/cli includes only what it may"

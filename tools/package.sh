@@ -44,6 +44,9 @@ printf 'Source: minimt\n\nPackage: minimt\nArchitecture: any\n' >"$shlibs/debian
 depends=$(cd "$shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/minimt" 2>"$shlibs/warnings" |
   sed -n 's/^shlibs:Depends=//p') || { cat "$shlibs/warnings" >&2; exit 1; }
 [[ -n $depends ]] || { echo "package: dpkg-shlibdeps found no dependency" >&2; exit 1; }
+# OpenBLAS is opened at run time (only MINIMT_KERNELS=openblas and CPUs without AVX2 use it), so
+# dpkg-shlibdeps cannot see it: name it.
+depends="$depends, libopenblas0"
 
 mkdir -p "$stage/DEBIAN"
 (cd "$stage" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"

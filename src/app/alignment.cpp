@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "minimt/app/translator.h"
+#include "minimt/base/enum_names.h"
 #include "minimt/base/error.h"
 #include "minimt/base/from_end.h"
 #include "minimt/model/model.h"
@@ -54,46 +55,36 @@ WeightMatrix merge_to_words(const WeightMatrix& pieces, const std::vector<Word>&
   return words;
 }
 
-const char* to_string(AlignRule rule) {
-  switch (rule) {
-    case AlignRule::kBestSource:
-      return "best-source";
-    case AlignRule::kBestTarget:
-      return "best-target";
-    case AlignRule::kIntersection:
-      return "intersection";
-    case AlignRule::kUnion:
-      return "union";
-    case AlignRule::kGrowDiagFinal:
-      return "grow-diag-final";
-  }
-  return "?";
-}
-
 namespace {
 
-constexpr AlignRule kAllRules[] = {AlignRule::kBestSource, AlignRule::kBestTarget,
-                                   AlignRule::kIntersection, AlignRule::kUnion,
-                                   AlignRule::kGrowDiagFinal};
+// In the enum's order.
+constexpr EnumName<AlignRule> kAlignRuleNames[] = {{"best-source", AlignRule::kBestSource},
+                                                   {"best-target", AlignRule::kBestTarget},
+                                                   {"intersection", AlignRule::kIntersection},
+                                                   {"union", AlignRule::kUnion},
+                                                   {"grow-diag-final", AlignRule::kGrowDiagFinal}};
 
 }  // namespace
+
+const char* to_string(AlignRule rule) {
+  return enum_name(kAlignRuleNames, rule);
+}
 
 const std::vector<std::string>& align_rule_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all;
-    for (AlignRule rule : kAllRules) all.push_back(to_string(rule));
+    for (const auto& entry : kAlignRuleNames) all.push_back(entry.first);
     return all;
   }();
   return names;
 }
 
 AlignRule parse_align_rule(const std::string& name) {
-  for (AlignRule rule : kAllRules)
-    if (name == to_string(rule)) return rule;
-  std::string choices;
-  for (const std::string& known : align_rule_names())
-    choices += (choices.empty() ? "" : ", ") + known;
-  throw Error("unknown alignment rule '" + name + "' (use one of " + choices + ")");
+  AlignRule rule = kDefaultAlignRule;
+  if (!enum_value(kAlignRuleNames, name, rule))
+    throw Error("unknown alignment rule '" + name + "' (use one of " +
+                enum_name_list(kAlignRuleNames) + ")");
+  return rule;
 }
 
 namespace {

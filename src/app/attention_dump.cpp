@@ -1,5 +1,7 @@
 #include "minimt/app/attention_dump.h"
 
+#include <algorithm>
+
 #include "minimt/app/dump_schema.h"
 #include "minimt/app/rollout.h"
 #include "minimt/base/error.h"
@@ -60,27 +62,50 @@ void write_matrix(std::ostream& out, const RolloutMatrix& m) {
   out << ']';
 }
 
+// What a reader of the matrices must know about a format-2 model whose attention differs from
+// the original Transformer's; none for the others, whose dumps stay as they were.
+std::vector<std::string> model_notes(const ModelConfig& c) {
+  std::vector<std::string> notes;
+  if (c.relative_attention.buckets > 0)
+    notes.push_back(
+        "self-attention weights are softmax(q.k" +
+        std::string(c.scale_attention_scores ? " / sqrt(d_k)" : "") +
+        " + a learned relative-position bias per head and distance bucket): the bias is part of "
+        "the score, and the model has no other position signal (T5)");
+  else if (!c.scale_attention_scores)
+    notes.push_back("attention scores are q.k, not divided by sqrt(d_k)");
+  if (c.forced_first_token >= 0)
+    notes.push_back(
+        "the first output token is forced (the target language code): its "
+        "log-probability is 0 and its alternatives have probability 1 and 0");
+  return notes;
+}
+
 }  // namespace
+
+void check_dump_selection(const DumpSelection& selection, const ModelConfig& c) {
+  for (int head : selection.heads)
+    if (head < 0 || head >= c.num_heads)
+      throw Error("attention dump: head " + std::to_string(head) +
+                  " does not exist (the model has " + std::to_string(c.num_heads) +
+                  " heads, numbered from 0)");
+  int deepest = std::max(c.encoder_layers, c.decoder_layers);
+  for (int layer : selection.layers)
+    if (layer >= deepest || layer < -std::min(c.encoder_layers, c.decoder_layers))
+      throw Error("attention dump: layer " + std::to_string(layer) + " does not exist (" +
+                  std::to_string(c.encoder_layers) + " encoder and " +
+                  std::to_string(c.decoder_layers) + " decoder layers)");
+}
 
 AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
                                          DumpSelection selection)
     : out_(out), model_(model), selection_(std::move(selection)) {
   const ModelConfig& c = model.config();
-  for (int head : selection_.heads)
-    if (head < 0 || head >= c.num_heads)
-      throw Error("attention dump: head " + std::to_string(head) +
-                  " does not exist (the model has " + std::to_string(c.num_heads) +
-                  " heads, numbered from 0)");
+  check_dump_selection(selection_, c);
   if (selection_.heads.empty())
     for (int h = 0; h < c.num_heads; ++h) heads_.push_back(h);
   else
     heads_ = selection_.heads;
-  int deepest = std::max(c.encoder_layers, c.decoder_layers);
-  for (int layer : selection_.layers)
-    if (layer >= deepest || layer < -std::min(c.encoder_layers, c.decoder_layers))
-      throw Error("attention dump: layer " + std::to_string(layer) + " does not exist (" +
-                  std::to_string(c.encoder_layers) + " encoder and " +
-                  std::to_string(c.decoder_layers) + " decoder layers)");
 
   std::string type_list;
   for (const schema::AttentionType& type : schema::kAttentionTypes)
@@ -93,14 +118,18 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
        << key(schema::kHeads) << join_ints(heads_) << "},\n";
   if (!selection_.masked_heads.empty())
     out_ << key(schema::kMaskedHeads) << json_string(selection_.masked_heads) << ",\n";
+  const std::vector<std::string> notes = model_notes(c);
+  if (!notes.empty()) {
+    out_ << key(schema::kNotes) << '[';
+    for (size_t i = 0; i < notes.size(); ++i) out_ << (i ? "," : "") << json_string(notes[i]);
+    out_ << "],\n";
+  }
   out_ << key(schema::kSentences) << '[';
 }
 
 bool AttentionDumpWriter::kept(const dump_schema::AttentionType& type) const {
-  const std::string name = type.type;
-  return name == "encoder"   ? selection_.encoder
-         : name == "decoder" ? selection_.decoder
-                             : selection_.cross;
+  const std::vector<std::string>& types = selection_.types;
+  return types.empty() || std::find(types.begin(), types.end(), type.type) != types.end();
 }
 
 std::vector<int> AttentionDumpWriter::resolve_layers(int count) const {

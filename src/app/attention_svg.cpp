@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "app/colour_scales.h"
 #include "app/view_text.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/base/error.h"
@@ -10,20 +11,18 @@
 namespace minimt {
 namespace {
 
-// The page's colour scale (YlGnBu), also in src/view/attention_page.html.
-const unsigned char kStops[9][3] = {{255, 255, 217}, {237, 248, 177}, {199, 233, 180},
-                                    {127, 205, 187}, {65, 182, 196},  {29, 145, 192},
-                                    {34, 94, 168},   {37, 52, 148},   {8, 29, 88}};
-
+// The colour of a weight on the sequential scale (colour_scales.json, as the page draws it).
 std::string shade(float weight) {
+  const std::vector<view::Rgb>& stops = view::sequential_stops();
+  const int last = static_cast<int>(stops.size()) - 1;
   double x = std::min(1.0, std::max(0.0, static_cast<double>(weight)));
-  double f = x * 8;
-  int i = std::min(7, static_cast<int>(f));
+  double f = x * last;
+  int i = std::min(last - 1, static_cast<int>(f));
   double t = f - i;
   char text[8];
   int c[3];
   for (int k = 0; k < 3; ++k)
-    c[k] = static_cast<int>(std::lround(kStops[i][k] + (kStops[i + 1][k] - kStops[i][k]) * t));
+    c[k] = static_cast<int>(std::lround(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * t));
   std::snprintf(text, sizeof text, "#%02x%02x%02x", c[0], c[1], c[2]);
   return text;
 }
@@ -76,6 +75,20 @@ Layout layout_of(const Figure& f) {
   return at;
 }
 
+// The hatching of masked cells (colour_scales.json) as the pattern "mask".
+std::string mask_pattern() {
+  const view::MaskHatching& mask = view::mask_hatching();
+  const std::string tile = std::to_string(mask.tile);
+  std::string lines;
+  for (const auto& l : mask.lines)
+    lines += (lines.empty() ? "M" : " M") + std::to_string(l[0]) + ',' + std::to_string(l[1]) +
+             " L" + std::to_string(l[2]) + ',' + std::to_string(l[3]);
+  return "<pattern id=\"mask\" width=\"" + tile + "\" height=\"" + tile +
+         "\" patternUnits=\"userSpaceOnUse\"><rect width=\"" + tile + "\" height=\"" + tile +
+         "\" fill=\"" + mask.fill + "\"/><path d=\"" + lines + "\" stroke=\"" + mask.stroke +
+         "\" stroke-width=\"" + number(mask.stroke_width) + "\"/></pattern>";
+}
+
 // The <svg> element's opening, the shared patterns, the title and the colour scale.
 void write_header(std::ostream& out, const Figure& f, const Layout& at, const char* heading) {
   const double width = 10 + f.m.heads.size() * (at.map_w + at.gap),
@@ -83,12 +96,11 @@ void write_header(std::ostream& out, const Figure& f, const Layout& at, const ch
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << number(width) << "\" height=\""
       << number(height) << "\" viewBox=\"0 0 " << number(width) << ' ' << number(height)
       << "\" font-family=\"DejaVu Sans, Segoe UI, Helvetica, Arial, sans-serif\" font-size=\""
-      << number(at.font) << "\">\n<defs><pattern id=\"mask\" width=\"6\" height=\"6\" "
-      << "patternUnits=\"userSpaceOnUse\"><rect width=\"6\" height=\"6\" fill=\"#e3e3e3\"/>"
-      << "<path d=\"M-1,7 L7,-1 M-1,1 L1,-1 M5,7 L7,5\" stroke=\"#8c8c8c\" stroke-width=\"1.3\"/>"
-      << "</pattern><linearGradient id=\"scale\">";
-  for (int i = 0; i < 9; ++i)
-    out << "<stop offset=\"" << number(i / 8.0) << "\" stop-color=\"" << shade(i / 8.0f) << "\"/>";
+      << number(at.font) << "\">\n<defs>" << mask_pattern() << "<linearGradient id=\"scale\">";
+  const int last = static_cast<int>(view::sequential_stops().size()) - 1;
+  for (int i = 0; i <= last; ++i)
+    out << "<stop offset=\"" << number(i / static_cast<double>(last)) << "\" stop-color=\""
+        << shade(i / static_cast<float>(last)) << "\"/>";
   out << "</linearGradient></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
       << "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << heading
       << " &#8212; sentence " << f.sentence.number

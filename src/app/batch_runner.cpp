@@ -8,12 +8,18 @@
 namespace minimt {
 namespace {
 
-using ReadBatch = std::function<bool(LineBatch&, const std::atomic<bool>&)>;
+// Lines in flight: at most this many batches per thread.
+constexpr int kBatchesPerThread = 4;
 
-void run(const Translator& translator, const BatchOptions& options, const BatchCallbacks& callbacks,
-         ReadBatch read) {
+}  // namespace
+
+void translate_lines(const Translator& translator, LineSource& lines, const BatchOptions& options,
+                     const BatchCallbacks& callbacks) {
+  const size_t batch_size = static_cast<size_t>(std::max(options.batch_size, 1));
   PipelineStages<LineBatch> stages;
-  stages.read = std::move(read);
+  stages.read = [&](LineBatch& batch, const std::atomic<bool>& cancelled) {
+    return lines.read(batch.lines, batch.first_line, batch_size, cancelled);
+  };
   stages.work = [&](LineBatch& batch) {
     auto start = std::chrono::steady_clock::now();
     TranslateOptions translate = options.translate;
@@ -25,41 +31,7 @@ void run(const Translator& translator, const BatchOptions& options, const BatchC
   };
   stages.write = callbacks.write;
   const int threads = std::max(options.threads, 1);
-  run_ordered_pipeline(threads, 4 * threads, stages);  // at most 4 batches per thread in flight
-}
-
-}  // namespace
-
-void translate_lines(const Translator& translator, LineReader& reader, const BatchOptions& options,
-                     const BatchCallbacks& callbacks) {
-  const size_t batch_size = static_cast<size_t>(std::max(options.batch_size, 1));
-  // A regular file never makes a reader wait long: fill every batch. Anything else may be a
-  // person typing or a program that sends a line and waits for its answer.
-  const bool fill_batches = reader.regular_file();
-  run(translator, options, callbacks, [&](LineBatch& batch, const std::atomic<bool>& cancelled) {
-    batch.first_line = reader.lines_read() + 1;
-    std::string line;
-    if (reader.next(line, true, &cancelled) != LineReader::Status::kLine) return false;
-    batch.lines.push_back(std::move(line));
-    while (batch.lines.size() < batch_size &&
-           reader.next(line, fill_batches, &cancelled) == LineReader::Status::kLine)
-      batch.lines.push_back(std::move(line));
-    return true;
-  });
-}
-
-void translate_lines(const Translator& translator, const std::vector<std::string>& lines,
-                     const BatchOptions& options, const BatchCallbacks& callbacks) {
-  const size_t batch_size = static_cast<size_t>(std::max(options.batch_size, 1));
-  size_t next = 0;
-  run(translator, options, callbacks, [&](LineBatch& batch, const std::atomic<bool>&) {
-    if (next >= lines.size()) return false;
-    batch.first_line = static_cast<long long>(next) + 1;
-    size_t end = std::min(lines.size(), next + batch_size);
-    batch.lines.assign(lines.begin() + next, lines.begin() + end);
-    next = end;
-    return true;
-  });
+  run_ordered_pipeline(threads, kBatchesPerThread * threads, stages);
 }
 
 }  // namespace minimt

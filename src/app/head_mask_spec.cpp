@@ -48,13 +48,7 @@ HeadMask parse_head_mask(const std::string& spec, const ModelConfig& c) {
       throw Error("'" + item + "' is not TYPE:LAYER:HEAD (e.g. cross:-1:0 or encoder:*:2)");
     const std::string type = item.substr(0, first);
     AttentionKind kind;
-    if (type == "encoder")
-      kind = AttentionKind::kEncoder;
-    else if (type == "decoder")
-      kind = AttentionKind::kDecoder;
-    else if (type == "cross")
-      kind = AttentionKind::kCross;
-    else
+    if (!enum_value(kAttentionKindNames, type, kind))
       throw Error("'" + item + "': the type '" + type + "' is not encoder, decoder or cross");
     const int layers = kind == AttentionKind::kEncoder ? c.encoder_layers : c.decoder_layers;
     for (int l : indices(item.substr(first + 1, second - first - 1), layers, "layer", item))

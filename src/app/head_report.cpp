@@ -21,8 +21,9 @@ std::string pad(const std::string& text, size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
-// The fields of one head, in the order of every format: (name, value or nullopt).
-std::vector<std::pair<const char*, std::optional<double>>> numbers(const HeadResult& h) {
+}  // namespace
+
+std::vector<std::pair<const char*, std::optional<double>>> head_numbers(const HeadResult& h) {
   const PatternStats& p = h.pattern;
   return {{"delta_log_prob", h.delta_log_prob},
           {"delta_exact_match", h.delta_exact_match},
@@ -34,8 +35,6 @@ std::vector<std::pair<const char*, std::optional<double>>> numbers(const HeadRes
           {"eos", p.eos},
           {"alignment_agreement", p.alignment_agreement}};
 }
-
-}  // namespace
 
 std::string head_table_text(const HeadAnalysis& a) {
   std::string out = "sentences " + std::to_string(a.sentences) + ", reference tokens " +
@@ -80,7 +79,7 @@ std::string head_table_jsonl(const HeadAnalysis& a) {
   for (const HeadResult& h : a.heads) {
     out += std::string("{\"type\":\"") + kind_name(h.kind) +
            "\",\"layer\":" + std::to_string(h.layer) + ",\"head\":" + std::to_string(h.head);
-    for (const auto& [name, value] : numbers(h)) {
+    for (const auto& [name, value] : head_numbers(h)) {
       if (!value) continue;
       out += std::string(",\"") + name + "\":";
       append_json_float(out, static_cast<float>(*value));
@@ -104,12 +103,12 @@ std::string head_table_jsonl(const HeadAnalysis& a) {
 std::string head_table_csv(const HeadAnalysis& a) {
   std::string out = "type,layer,head";
   if (!a.heads.empty())
-    for (const auto& [name, value] : numbers(a.heads.front())) out += std::string(",") + name;
+    for (const auto& [name, value] : head_numbers(a.heads.front())) out += std::string(",") + name;
   out += "\n";
   for (const HeadResult& h : a.heads) {
     out += std::string(kind_name(h.kind)) + "," + std::to_string(h.layer) + "," +
            std::to_string(h.head);
-    for (const auto& [name, value] : numbers(h)) out += "," + (value ? fixed(*value, 6) : "");
+    for (const auto& [name, value] : head_numbers(h)) out += "," + (value ? fixed(*value, 6) : "");
     out += "\n";
   }
   return out;

@@ -29,25 +29,41 @@ void append_key(std::string& out, const char* key) {
   out += "\":";
 }
 
+// ,"key":value for the value types of a record.
+void append_field(std::string& out, const char* key, const std::vector<std::string>& values) {
+  append_key(out, key);
+  append_strings(out, values);
+}
+
+void append_field(std::string& out, const char* key, const std::vector<float>& values) {
+  append_key(out, key);
+  append_floats(out, values);
+}
+
+void append_field(std::string& out, const char* key, float value) {
+  append_key(out, key);
+  append_json_float(out, value);
+}
+
+void append_field(std::string& out, const char* key, const std::string& value) {
+  append_key(out, key);
+  append_json_string(out, value);
+}
+
 // "tokens", "score" and "token_log_probs", and the fields only some records have.
 void append_output(std::string& out, const OutputRecord& record) {
-  append_key(out, "tokens");
-  append_strings(out, record.tokens);
-  append_key(out, "score");
-  append_json_float(out, record.score);
-  append_key(out, "token_log_probs");
-  append_floats(out, record.token_log_probs);
+  append_field(out, "tokens", record.tokens);
+  append_field(out, "score", record.score);
+  append_field(out, "token_log_probs", record.token_log_probs);
   if (record.ranking_score) {
-    append_key(out, "ranking_score");
-    append_json_float(out, static_cast<float>(*record.ranking_score));
+    append_field(out, "ranking_score", static_cast<float>(*record.ranking_score));
   }
   if (record.cut_short) out += ",\"cut_short\":true";
 }
 
 void append_details(std::string& out, const OutputRecord& record) {
   if (!record.unknown.empty()) {
-    append_key(out, "unknown");
-    append_strings(out, record.unknown);
+    append_field(out, "unknown", record.unknown);
   }
   if (!record.alternatives.empty()) {
     append_key(out, "alternatives");
@@ -67,8 +83,7 @@ void append_details(std::string& out, const OutputRecord& record) {
   }
   if (record.truncated) out += ",\"truncated\":true";
   if (record.alignment) {
-    append_key(out, "alignment");
-    append_json_string(out, *record.alignment);
+    append_field(out, "alignment", *record.alignment);
   }
 }
 
@@ -154,13 +169,11 @@ std::string jsonl_line(const OutputRecord& record) {
   std::string out = "{\"line\":" + std::to_string(record.line) + ",\"source\":";
   append_json_string(out, record.source);
   if (!record.error.empty()) {
-    append_key(out, "error");
-    append_json_string(out, record.error);
+    append_field(out, "error", record.error);
     append_time(out, record);
     return out;
   }
-  append_key(out, "translation");
-  append_json_string(out, record.translation);
+  append_field(out, "translation", record.translation);
   append_output(out, record);
   append_details(out, record);
   if (record.has_n_best) {
@@ -172,8 +185,7 @@ std::string jsonl_line(const OutputRecord& record) {
       append_json_string(out, entry.translation);
       append_output(out, entry);
       if (entry.alignment) {
-        append_key(out, "alignment");
-        append_json_string(out, *entry.alignment);
+        append_field(out, "alignment", *entry.alignment);
       }
       out += '}';
     }
@@ -186,18 +198,13 @@ std::string jsonl_line(const OutputRecord& record) {
 std::string score_jsonl_line(const OutputRecord& record) {
   std::string out = "{\"line\":" + std::to_string(record.line) + ",\"source\":";
   append_json_string(out, record.source);
-  append_key(out, "target");
-  append_json_string(out, record.target);
+  append_field(out, "target", record.target);
   if (!record.error.empty()) {
-    append_key(out, "error");
-    append_json_string(out, record.error);
+    append_field(out, "error", record.error);
   } else {
-    append_key(out, "tokens");
-    append_strings(out, record.tokens);
-    append_key(out, "token_log_probs");
-    append_floats(out, record.token_log_probs);
-    append_key(out, "score");
-    append_json_float(out, record.score);
+    append_field(out, "tokens", record.tokens);
+    append_field(out, "token_log_probs", record.token_log_probs);
+    append_field(out, "score", record.score);
     append_details(out, record);
   }
   append_time(out, record);

@@ -104,8 +104,8 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
     items.push_back({&result, start});
     if (!options.record_attention || !options.record_n_best) continue;
     for (size_t r = 1; r < result.n_best.size(); ++r) {
-      result.n_best[r].attention =
-          empty_record(c, result.attention->source_length, options.record_cross_only);
+      result.n_best[r].attention = std::make_shared<AttentionRecord>(AttentionRecord::for_sentence(
+          c, result.attention->source_length, options.record_cross_only));
       items.push_back({&result.n_best[r], start});
     }
   }

@@ -8,12 +8,12 @@ namespace {
 
 const TypeText kTexts[] = {
     {"encoder", "Encoder self-attention", "Encoder self-attention",
-     "rows: queries = source pieces &middot; columns: keys = source pieces"},
+     "rows: queries = source pieces \u00b7 columns: keys = source pieces"},
     {"decoder", "Decoder masked self-attention", "Decoder masked self-attention",
-     "rows: queries = decoder input pieces (the predicted piece on the right) &middot; columns: "
-     "keys = decoder input pieces &middot; hatched: the causal mask (future positions)"},
+     "rows: queries = decoder input pieces (the predicted piece on the right) \u00b7 columns: "
+     "keys = decoder input pieces \u00b7 hatched: the causal mask (future positions)"},
     {"cross", "Cross-attention (decoder reads the encoder)", "Cross-attention",
-     "rows: queries = decoder input pieces (the predicted piece on the right) &middot; columns: "
+     "rows: queries = decoder input pieces (the predicted piece on the right) \u00b7 columns: "
      "keys = source pieces"},
 };
 
@@ -56,6 +56,23 @@ void append_markup_char(std::string& out, char32_t code, const char* bytes, size
     out.append(bytes, length);
 }
 
+// Calls on_char(code, bytes, length) for each character of `text`, and on_char(U+FFFD, ...)
+// with its UTF-8 for each byte that is not part of a valid UTF-8 sequence.
+template <class OnChar>
+void for_each_char(const std::string& text, OnChar on_char) {
+  for (size_t i = 0; i < text.size();) {
+    char32_t code;
+    const size_t length = decode_utf8(text, i, &code);
+    if (length == 0) {  // not UTF-8: one replacement character per byte
+      on_char(0xFFFD, kReplacement, 3);
+      ++i;
+      continue;
+    }
+    on_char(code, text.data() + i, length);
+    i += length;
+  }
+}
+
 }  // namespace
 
 const TypeText& type_text(const std::string& type) {
@@ -64,20 +81,20 @@ const TypeText& type_text(const std::string& type) {
   throw Error("attention view: unknown attention type " + type);
 }
 
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for_each_char(text,
+                [&](char32_t, const char* bytes, size_t length) { out.append(bytes, length); });
+  return out;
+}
+
 std::string html_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    char32_t code;
-    const size_t length = decode_utf8(text, i, &code);
-    if (length == 0) {  // not UTF-8: one replacement character per byte
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    append_markup_char(out, code, text.data() + i, length);
-    i += length;
-  }
+  for_each_char(text, [&](char32_t code, const char* bytes, size_t length) {
+    append_markup_char(out, code, bytes, length);
+  });
   return out;
 }
 

@@ -1,12 +1,12 @@
-// The executable's start-up step that picks OpenBLAS's kernels: it reads and sets the
-// environment and may re-execute the program, so it lives here and not in the library.
+// The environment OpenBLAS reads when it loads: set by the executable (the library reads no
+// environment), at start, before any thread runs.
 #pragma once
 
 namespace minimt::cli {
 
-// If OPENBLAS_CORETYPE is unset and OpenBLAS chose a slower core than the CPU supports, sets it
-// and re-executes /proc/self/exe with the same arguments. Returns only when no re-exec happened
-// (or it failed, in which case minimt runs on the slower kernels). Respects a value already set.
-void ensure_fast_blas_kernels(char** argv);
+// Sets OPENBLAS_CORETYPE to the CPU's own core and OPENBLAS_NUM_THREADS to 1, each unless the
+// user set it (blas_environment in minimt/engine/blas_runtime.h). Loads nothing: OpenBLAS opens
+// on first use, which most runs never reach.
+void prepare_blas_environment();
 
 }  // namespace minimt::cli

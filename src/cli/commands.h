@@ -1,16 +1,13 @@
 // The subcommands of the minimt executable, one file each: add_X declares subcommand X and its
-// options on the application and returns how to run it. main.cpp parses the command line, runs
-// the subcommand given and turns what it throws into exit statuses.
+// options on the application (add_command) and returns how to run it. main.cpp parses the command
+// line, runs the subcommand given and turns what it throws into exit statuses.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace CLI {
-class App;
-}  // namespace CLI
 
 #include "minimt/app/attention_view.h"
 #include "minimt/model/model.h"
@@ -23,6 +20,17 @@ struct Command {
   // Throws minimt::Error on a bad model, an unreadable file and the like.
   std::function<int()> run;
 };
+
+// Subcommand `name` of `app`, whose options fill an Args that lives as long as the command:
+// declare(command, args) describes it and adds the options (everything its --help shows),
+// run(args) runs it once they are parsed.
+template <typename Args, typename Declare, typename Run>
+Command add_command(CLI::App& app, const std::string& name, Declare declare, Run run) {
+  auto args = std::make_shared<Args>();
+  CLI::App* command = app.add_subcommand(name);
+  declare(*command, *args);
+  return {command, [args, run] { return run(*args); }};
+}
 
 Command add_translate(CLI::App& app);
 Command add_score(CLI::App& app);
@@ -69,13 +77,8 @@ std::shared_ptr<const Model> load_model(const std::string& option,
 // --compute-type TYPE, into target (which holds the default).
 void add_compute_type_option(CLI::App& command, std::string& target);
 
-// The page for `dump` and what it holds (view, translate --view).
-struct RenderedView {
-  std::string text;
-  ViewSummary summary;
-};
-RenderedView render_view(const AttentionDump& dump, const ViewOptions& options);
-// "minimt: wrote PATH: N sentences, ..." on stderr.
-void report_view(const std::string& path, const RenderedView& page);
+// "minimt: wrote PATH: N sentences, ..." on stderr, for a page of `bytes` (view, translate
+// --view).
+void report_view(const std::string& path, const ViewSummary& summary, size_t bytes);
 
 }  // namespace minimt::cli

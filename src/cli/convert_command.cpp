@@ -99,26 +99,27 @@ int run_convert(const ConvertArgs& args) {
   return 0;
 }
 
-}  // namespace
-
-Command add_convert(CLI::App& app) {
-  auto args = std::make_shared<ConvertArgs>();
-  CLI::App* command = app.add_subcommand(
-      "convert", "write a copy of a model with its Linear weights in int8 (or float32)");
+void add_convert_options(CLI::App& command, ConvertArgs& args) {
+  command.description("write a copy of a model with its Linear weights in int8 (or float32)");
   command
-      ->add_option("--compute-type", args->compute_type,
-                   "int8: weights quantized per output row, a quarter of float32; float32: "
-                   "as floats (an int8 model dequantized)")
+      .add_option("--compute-type", args.compute_type,
+                  "int8: weights quantized per output row, a quarter of float32; float32: "
+                  "as floats (an int8 model dequantized)")
       ->type_name("TYPE")
       ->check(CLI::IsMember({"int8", "float32"}))
       ->required();
-  command->add_option("in", args->in, "the model to read: a directory or a model name")
+  command.add_option("in", args.in, "the model to read: a directory or a model name")
       ->type_name("IN")
       ->required();
-  command->add_option("out", args->out, "the directory to write (absent or empty)")
+  command.add_option("out", args.out, "the directory to write (absent or empty)")
       ->type_name("OUT")
       ->required();
-  return {command, [args] { return run_convert(*args); }};
+}
+
+}  // namespace
+
+Command add_convert(CLI::App& app) {
+  return add_command<ConvertArgs>(app, "convert", add_convert_options, run_convert);
 }
 
 }  // namespace minimt::cli

@@ -7,18 +7,19 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "minimt/engine/blas_runtime.h"
+#include "minimt/engine/kernel_registry.h"
 #include "minimt/model/model.h"
 
 namespace minimt::cli {
 namespace {
 
-// The kernels MINIMT_KERNELS may choose on this CPU, the default first.
+// The Linear kernels MINIMT_KERNELS may choose on this CPU (from the registry), the default first.
 std::string kernels_on_this_cpu() {
-  std::string list = to_string(best_linear_kernel()) + " (default)";
-  for (LinearKernel kernel : {LinearKernel::kAvx512, LinearKernel::kAvx2, LinearKernel::kGeneric,
-                              LinearKernel::kOpenblas})
-    if (kernel != best_linear_kernel() && linear_kernel_supported(kernel))
-      list += ", " + to_string(kernel);
+  const std::string best = to_string(best_linear_kernel());
+  std::string list = best + " (default)";
+  for (const KernelEntry& entry : kernel_list())
+    if (entry.job == KernelJob::kLinear && entry.supported && entry.name != best)
+      list += ", " + entry.name;
   return list + " (MINIMT_KERNELS)";
 }
 
@@ -43,6 +44,26 @@ std::string linear_layers_text(const Model& model) {
   return "float32, OpenBLAS";
 }
 
+// What a format-2 model does differently (docs/model-format.md, "Format version 2").
+std::string format2_text(const ModelConfig& c) {
+  std::string text = std::string(to_string(c.norm)) + (c.final_norms ? " (final per stack)" : "");
+  if (c.position_offset) text += ", positions from " + std::to_string(c.position_offset);
+  if (c.relative_attention.buckets)
+    text += ", relative bias " + std::to_string(c.relative_attention.buckets) + " buckets to " +
+            std::to_string(c.relative_attention.max_distance);
+  if (c.embedding_norm) text += ", embedding norm";
+  if (!c.scale_attention_scores) text += ", scores not scaled";
+  if (!c.biases) text += ", no biases";
+  if (c.feed_forward == FeedForwardKind::kGated) text += ", gated feed-forward";
+  if (c.output_scale != 1.0f) text += ", output x " + std::to_string(c.output_scale);
+  if (c.forced_first_token >= 0)
+    text += ", first token forced: " + std::to_string(c.forced_first_token);
+  std::string prefix;
+  for (int id : c.source_prefix) prefix += (prefix.empty() ? "" : " ") + std::to_string(id);
+  if (!prefix.empty()) text += ", source prefix [" + prefix + "]";
+  return text;
+}
+
 int run_info(const std::string& model_option, const std::string& compute_type) {
   auto model = load_model(model_option, compute_type);
   const ModelConfig& c = model->config();
@@ -62,6 +83,7 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
             << c.special.bos << ", eos " << c.special.eos << ", decoder start "
             << c.decoder_start_token << "\n"
             << "parameters     " << model->weights().parameter_count << "\n";
+  if (c.format_version > 1) std::cout << "format 2       " << format2_text(c) << "\n";
   for (const auto& file : model->files())
     std::cout << "file           " << file.path << " (" << human_size(file.bytes) << ")\n";
   const char* core_type = std::getenv("OPENBLAS_CORETYPE");
@@ -72,21 +94,30 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
             << "blas threads   " << blas_threads() << " per matrix product\n"
             << "linear layers  " << linear_layers_text(*model) << "\n"
             << "kernels here   " << kernels_on_this_cpu() << "\n"
+            << "row kernels    " << row_kernel_name()
+            << " (layer norm, log-sum-exp: the fastest here; all give the same bits)\n"
+            << "attention      " << attention_kernel_name()
+            << " kernel (q.k and a.v: the fastest here; all give the same bits)\n"
             << "compute types  " << compute_types_on_this_cpu(*model) << "\n";
   return 0;
+}
+
+struct InfoArgs {
+  std::string model, compute_type;  // "": the model file's (see --compute-type)
+};
+
+void add_info_options(CLI::App& command, InfoArgs& args) {
+  command.description("describe a model and the BLAS kernels in use");
+  add_model_option(command, args.model);
+  add_compute_type_option(command, args.compute_type);
 }
 
 }  // namespace
 
 Command add_info(CLI::App& app) {
-  struct InfoArgs {
-    std::string model, compute_type;  // "": the model file's (see --compute-type)
-  };
-  auto args = std::make_shared<InfoArgs>();
-  CLI::App* command = app.add_subcommand("info", "describe a model and the BLAS kernels in use");
-  add_model_option(*command, args->model);
-  add_compute_type_option(*command, args->compute_type);
-  return {command, [args] { return run_info(args->model, args->compute_type); }};
+  return add_command<InfoArgs>(app, "info", add_info_options, [](const InfoArgs& args) {
+    return run_info(args.model, args.compute_type);
+  });
 }
 
 }  // namespace minimt::cli

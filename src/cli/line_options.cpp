@@ -1,14 +1,15 @@
-// The options translate and score share (line_run.h).
+// The options translate and score share (line_run.h): each fills its field of the Request.
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/line_run.h"
 #include "cli/option_parsing.h"
-#include "minimt/app/alignment.h"
 #include "minimt/base/error.h"
 
 namespace minimt::cli {
 namespace {
+
+namespace limits = request_limits;
 
 // A LIST option (one argument, e.g. "0,-1") parsed by `parse` when given; needs `needed`.
 void add_list_option(CLI::App& command, const std::string& name, const std::string& help,
@@ -21,24 +22,25 @@ void add_list_option(CLI::App& command, const std::string& name, const std::stri
 }  // namespace
 
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
-  add_model_option(command, args.model);
-  add_compute_type_option(command, args.compute_type);
+  Request& request = args.request;
+  const bool scoring = request.kind == RequestKind::kScore;
+  add_model_option(command, request.model);
+  add_compute_type_option(command, request.compute_type);
   command
       .add_option_function<std::string>(
           "--mask-heads",
-          [&args](const std::string& spec) {
-            args.mask_heads = spec;
-            args.mask_heads_given = true;  // even empty: "" names no head, a usage error
+          [&request](const std::string& spec) {
+            request.record.mask_heads = spec;  // even empty: "" names no head, a usage error
           },
           "switch heads off: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, "
           "LAYER and HEAD numbers (negative from the end) or *; a masked head's weights "
           "are multiplied by 0")
       ->type_name("SPEC");
-  if (!args.scoring)
+  if (!scoring)
     command
-        .add_option("--max-length", args.max_length,
+        .add_option("--max-length", request.search.max_length,
                     "most tokens to generate per sentence, eos included (capped at max_positions)")
-        ->check(CLI::Range(0, 1 << 20))
+        ->check(CLI::Range(0, limits::kMaxLength))
         ->capture_default_str();
   CLI::Option* input =
       command.add_option("-i,--input", args.input, "read lines from FILE (default, or -: stdin)")
@@ -47,23 +49,19 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
       ->type_name("FILE");
   command
       .add_option("--format", args.format,
-                  args.scoring ? "text: one score per line; jsonl: one JSON object per line"
-                               : "text: one translation per line; jsonl: one JSON object per line")
+                  scoring ? "text: one score per line; jsonl: one JSON object per line"
+                          : "text: one translation per line; jsonl: one JSON object per line")
       ->check(CLI::IsMember({"text", "jsonl"}))
       ->capture_default_str();
-  command
-      .add_option("--threads", args.threads,
-                  "batches run in parallel (default 0: one thread per core)")
-      ->type_name("N")
-      ->check(CLI::Range(0, 1024));
-  command
-      .add_option("--batch-size", args.batch_size,
-                  "consecutive lines per batch, the unit of work of a thread (--threads times "
-                  "--batch-size at most 65536)")
-      ->type_name("N")
-      ->check(CLI::Range(1, 65536))
+  add_ranged_option(command, "--threads", request.threads,
+                    "batches run in parallel (default 0: one thread per core)", "N", 0,
+                    limits::kMaxThreads);
+  add_ranged_option(command, "--batch-size", request.batch_size,
+                    "consecutive lines per batch, the unit of work of a thread (--threads times "
+                    "--batch-size at most 65536)",
+                    "N", 1, limits::kMaxBatchSize)
       ->capture_default_str();
-  command.add_flag("--fail-fast", args.fail_fast,
+  command.add_flag("--fail-fast", request.fail_fast,
                    "stop at the first line that fails (invalid UTF-8, a missing column)");
   command.add_flag("-q,--quiet", args.quiet, "no progress bar and no warnings");
   return input;
@@ -71,6 +69,7 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
 
 // --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --rollout.
 void add_attention_options(CLI::App& command, LineRunArgs& args) {
+  RecordSettings& record = args.request.record;
   CLI::Option* dump =
       command
           .add_option("--dump-attention", args.dump_attention,
@@ -78,24 +77,23 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
           ->type_name("FILE");
   add_list_option(command, "--dump-types",
                   "attention to dump: any of encoder,decoder,cross (default: all)", dump,
-                  [&args](const std::string& list) {
-                    args.dump_types = parse_list("--dump-types", list);
-                    for (const auto& type : args.dump_types)
-                      if (type != "encoder" && type != "decoder" && type != "cross")
-                        throw CLI::ValidationError(
-                            "--dump-types", "'" + type + "' is not encoder, decoder or cross");
+                  [&record](const std::string& list) {
+                    record.dump_types = parse_list("--dump-types", list);
+                    for (const auto& type : record.dump_types)
+                      if (const std::string problem = dump_type_problem(type); !problem.empty())
+                        throw CLI::ValidationError("--dump-types", problem);
                   });
   add_list_option(command, "--dump-layers",
                   "layers to dump, e.g. 0,-1 (negative counts from the end; default: all)", dump,
-                  [&args](const std::string& list) {
-                    args.dump_layers =
+                  [&record](const std::string& list) {
+                    record.dump_layers =
                         parse_numbers("--dump-layers", list, true,
                                       "a layer number (0 is the first, -1 the last)");
                   });
   add_list_option(
       command, "--dump-heads", "heads to dump, e.g. 0,3 (numbered from 0; default: all)", dump,
-      [&args](const std::string& list) {
-        args.dump_heads =
+      [&record](const std::string& list) {
+        record.dump_heads =
             parse_numbers("--dump-heads", list, false, "a head number (heads are numbered from 0)");
       });
   command
@@ -103,7 +101,7 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
                   "also render the attention as one self-contained HTML page (as minimt view "
                   "does; it shows what --dump-* select when given)")
       ->type_name("FILE.html");
-  command.add_flag("--rollout", args.rollout,
+  command.add_flag("--rollout", record.rollout,
                    "with --dump-attention or --view: add attention rollout (Abnar and Zuidema "
                    "2020, a heuristic): encoder_rollout [S][S] over every encoder layer, and "
                    "cross_rollout [T][S], the head-averaged cross-attention of the last decoder "
@@ -112,41 +110,33 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
 
 // --align, --align-layer, --align-heads, --align-rule.
 void add_align_options(CLI::App& command, LineRunArgs& args) {
+  RecordSettings& record = args.request.record;
   CLI::Option* align = command.add_flag(
-      "--align", args.align,
+      "--align", record.align,
       "after each translation, a tab and its word alignment in Pharaoh format (source-target, "
       "e.g. 0-0 1-2 2-1), from cross-attention; jsonl: an \"alignment\" field");
   command
-      .add_option("--align-layer", args.align_layer,
+      .add_option("--align-layer", record.align_layer,
                   "decoder layer the alignment reads (negative counts from the end)")
       ->type_name("N")
       ->capture_default_str()
       ->needs(align);
   add_list_option(command, "--align-heads",
                   "heads whose cross-attention the alignment averages, e.g. 0,3 (default: all)",
-                  align, [&args](const std::string& list) {
-                    args.align_heads = parse_numbers("--align-heads", list, false,
-                                                     "a head number (heads are numbered from 0)");
+                  align, [&record](const std::string& list) {
+                    record.align_heads = parse_numbers("--align-heads", list, false,
+                                                       "a head number (heads are numbered from 0)");
                   });
   command
-      .add_option("--align-rule", args.align_rule,
+      .add_option("--align-rule", record.align_rule,
                   "union: the links of best-source and best-target together (the default, the "
                   "lowest error rate); best-source: each target word to its best source word; "
                   "best-target: each source word to its best target word; intersection: the "
                   "links both agree on; grow-diag-final: the intersection grown toward the "
                   "union, as statistical aligners do (docs/attention-view.md measures them)")
       ->type_name("RULE")
-      ->check(
-          [](const std::string& name) {
-            try {
-              parse_align_rule(name);
-              return std::string();
-            } catch (const Error& e) {
-              return std::string(e.what());
-            }
-          },
-          "")
-      ->default_str(to_string(AlignmentOptions{}.rule))
+      ->check(align_rule_problem, "")
+      ->default_str(default_align_rule())
       ->needs(align);
 }
 

@@ -3,8 +3,6 @@
 // bad model, an unreadable file: an Error caught here; a line that translate could not
 // translate: the status its run returns) and 2 on a usage error.
 #include <CLI/CLI.hpp>
-#ifdef __GLIBC__
-#endif
 #include <iostream>
 #include <new>
 #include <system_error>
@@ -13,8 +11,8 @@
 #include "cli/commands.h"
 #include "cli/memory_setup.h"
 #include "cli/path_guard.h"
+#include "minimt/app/request.h"
 #include "minimt/base/error.h"
-#include "minimt/engine/blas_runtime.h"
 
 namespace {
 
@@ -24,11 +22,8 @@ constexpr int kExitUsage = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
-  minimt::cli::ensure_fast_blas_kernels(argv);
+  minimt::cli::prepare_blas_environment();
   minimt::cli::keep_freed_memory();
-  // minimt's matrices are small: threads inside one product cost more than they give, so
-  // parallelism comes from translating sentences side by side instead.
-  minimt::set_blas_threads(1);
 
   CLI::App app{"minimt: run encoder-decoder Transformer translators and look inside them"};
   const std::string version = std::string("minimt ") + MINIMT_VERSION;
@@ -62,6 +57,9 @@ int main(int argc, char** argv) {
     for (const auto& command : commands)
       if (*command.app) return command.run();
   } catch (const minimt::cli::UsageError& e) {
+    std::cerr << "minimt: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const minimt::RequestError& e) {  // a value or combination of options refused
     std::cerr << "minimt: error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const minimt::Error& e) {

@@ -144,21 +144,22 @@ int run_models(const ModelsArgs& args) {
   return 0;
 }
 
+void add_models_options(CLI::App& command, ModelsArgs& args) {
+  command.description(
+      "list the models --model NAME finds: in $MINIMT_MODEL_PATH (colon-separated folders), "
+      "~/.local/share/minimt/models, then the installed models; the first of a name wins");
+  auto* names = command.add_flag(
+      "--names", args.names, "print only the names, one per line (for scripts and completions)");
+  command
+      .add_flag("--path", args.path,
+                "print the folders searched, in order, each with why it is searched")
+      ->excludes(names);
+}
+
 }  // namespace
 
 Command add_models(CLI::App& app) {
-  auto args = std::make_shared<ModelsArgs>();
-  CLI::App* command = app.add_subcommand(
-      "models",
-      "list the models --model NAME finds: in $MINIMT_MODEL_PATH (colon-separated folders), "
-      "~/.local/share/minimt/models, then the installed models; the first of a name wins");
-  auto* names = command->add_flag(
-      "--names", args->names, "print only the names, one per line (for scripts and completions)");
-  command
-      ->add_flag("--path", args->path,
-                 "print the folders searched, in order, each with why it is searched")
-      ->excludes(names);
-  return {command, [args] { return run_models(*args); }};
+  return add_command<ModelsArgs>(app, "models", add_models_options, run_models);
 }
 
 }  // namespace minimt::cli

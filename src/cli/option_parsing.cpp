@@ -9,6 +9,12 @@
 
 namespace minimt::cli {
 
+void add_side_option(CLI::App& command, std::string& side, const std::string& help) {
+  command.add_option("--side", side, help)
+      ->check(CLI::IsMember({"source", "target"}))
+      ->capture_default_str();
+}
+
 std::vector<std::string> parse_list(const std::string& option, const std::string& list) {
   std::vector<std::string> items;
   for (size_t start = 0;;) {

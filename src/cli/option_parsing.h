@@ -1,11 +1,24 @@
-// The values of list options, parsed in one place: "encoder,cross" and "0,-1" (translate
-// --dump-*, --align-heads), "1,4-6" (view --sentences), and "6.7 MB"-style sizes in messages.
+// Option helpers: ranged options; the values of list options, parsed in one place:
+// "encoder,cross" and "0,-1" (translate --dump-*, --align-heads), "1,4-6" (view --sentences);
+// and "6.7 MB"-style sizes in messages.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 namespace minimt::cli {
+
+// An option checked against [low, high], its value named `type` in the help ("N").
+template <typename Number>
+CLI::Option* add_ranged_option(CLI::App& command, const std::string& name, Number& target,
+                               const std::string& help, const std::string& type, Number low,
+                               Number high) {
+  return command.add_option(name, target, help)->type_name(type)->check(CLI::Range(low, high));
+}
+
+// --side source|target (tokenize, vocab): which of the model's tokenizers, into `side`.
+void add_side_option(CLI::App& command, std::string& side, const std::string& help);
 
 // The items of one comma-separated argument ("0,-1"), so that the sentences after it stay
 // sentences. Throws CLI::ValidationError naming `option` for an empty or a repeated item.

@@ -1,6 +1,6 @@
 // minimt score: how likely is a given translation? Teacher forcing, as in training: the target
-// is fed to the decoder in one pass and each of its tokens gets its log-probability. The run
-// (lines in, records out, dumps, page, alignment) is line_run.h's.
+// is fed to the decoder in one pass and each of its tokens gets its log-probability. This file
+// declares the options, which fill a Request (app/request.h) of kind score; line_run.h runs it.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
@@ -10,34 +10,43 @@
 #include "cli/path_guard.h"
 
 namespace minimt::cli {
+namespace {
 
-Command add_score(CLI::App& app) {
-  auto args = std::make_shared<LineRunArgs>();
-  args->scoring = true;
-  CLI::App* command = app.add_subcommand(
-      "score",
+void add_score_options(CLI::App& command, LineRunArgs& args) {
+  command.description(
       "score given translations by teacher forcing: SOURCE TARGET arguments, or the "
       "SOURCE<TAB>TARGET lines of a file or stdin; prints the log-probability (natural log, "
       "eos included) of each target");
-  CLI::Option* input = add_io_options(*command, *args);
-  add_attention_options(*command, *args);
-  add_align_options(*command, *args);
-  auto pairs = std::make_shared<std::vector<std::string>>();
+  args.request.kind = RequestKind::kScore;
+  CLI::Option* input = add_io_options(command, args);
+  add_attention_options(command, args);
+  add_align_options(command, args);
   command
-      ->add_option("pair", *pairs,
-                   "SOURCE TARGET, SOURCE TARGET, ...: pairs of arguments; with none, read lines")
+      .add_option("pair", args.texts,
+                  "SOURCE TARGET, SOURCE TARGET, ...: pairs of arguments; with none, read lines")
       ->excludes(input);
-  return {command, [args, pairs] {
-            if (pairs->size() % 2 != 0)
-              throw UsageError("score takes SOURCE TARGET pairs: " + std::to_string(pairs->size()) +
-                               " arguments leave the last source without a target");
-            for (size_t i = 0; i < pairs->size(); i += 2) {
-              std::string source = (*pairs)[i];  // its own tabs are white space, not columns
-              std::replace(source.begin(), source.end(), '\t', ' ');
-              args->texts.push_back(source + '\t' + (*pairs)[i + 1]);
-            }
-            return run_lines(*args);
-          }};
+}
+
+// The pairs of arguments become SOURCE<TAB>TARGET lines, as -i gives them.
+int run_score(LineRunArgs& args) {
+  std::vector<std::string>& pairs = args.texts;
+  if (pairs.size() % 2 != 0)
+    throw UsageError("score takes SOURCE TARGET pairs: " + std::to_string(pairs.size()) +
+                     " arguments leave the last source without a target");
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    std::string source = pairs[i];  // its own tabs are white space, not columns
+    std::replace(source.begin(), source.end(), '\t', ' ');
+    lines.push_back(source + '\t' + pairs[i + 1]);
+  }
+  pairs = std::move(lines);
+  return run_lines(args);
+}
+
+}  // namespace
+
+Command add_score(CLI::App& app) {
+  return add_command<LineRunArgs>(app, "score", add_score_options, run_score);
 }
 
 }  // namespace minimt::cli

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
 #include "minimt/app/translator.h"
 
 namespace minimt::cli {
@@ -40,17 +41,17 @@ int run_tokenize(const TokenizeArgs& args) {
   return 0;
 }
 
+void add_tokenize_options(CLI::App& command, TokenizeArgs& args) {
+  command.description("show the pieces and ids of texts");
+  add_model_option(command, args.model);
+  add_side_option(command, args.side, "source or target");
+  command.add_option("text", args.texts, "texts; with none, read stdin lines");
+}
+
 }  // namespace
 
 Command add_tokenize(CLI::App& app) {
-  auto args = std::make_shared<TokenizeArgs>();
-  CLI::App* command = app.add_subcommand("tokenize", "show the pieces and ids of texts");
-  add_model_option(*command, args->model);
-  command->add_option("--side", args->side, "source or target")
-      ->check(CLI::IsMember({"source", "target"}))
-      ->capture_default_str();
-  command->add_option("text", args->texts, "texts; with none, read stdin lines");
-  return {command, [args] { return run_tokenize(*args); }};
+  return add_command<TokenizeArgs>(app, "tokenize", add_tokenize_options, run_tokenize);
 }
 
 }  // namespace minimt::cli

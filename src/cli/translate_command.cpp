@@ -1,126 +1,94 @@
-// minimt translate: lines in, one output record per line out, in input order, streamed (the
-// run is line_run.h's). This file declares the options, search's among them.
+// minimt translate: lines in, one output record per line out, in input order, streamed. This
+// file declares the options, search's among them, which fill a Request (app/request.h);
+// line_run.h runs it.
 #include <CLI/CLI.hpp>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/line_run.h"
-#include "cli/path_guard.h"
+#include "cli/option_parsing.h"
 
 namespace minimt::cli {
 namespace {
 
-// The most hypotheses a batch may hold at once: --batch-size times --beam-size.
-constexpr long long kMaxBeamsPerBatch = 65536;
+namespace limits = request_limits;
 
 // --beam-size, --n-best, --length-penalty, --prefix, --prefix-column, --alternatives.
-void add_search_options(CLI::App& command, LineRunArgs& args) {
-  command
-      .add_option("--beam-size", args.beam_size,
-                  "hypotheses kept at each step (1: greedy search, the arg-max at every step)")
-      ->type_name("N")
-      ->check(CLI::Range(1, 256))
+void add_search_options(CLI::App& command, SearchSettings& search, RecordSettings& record) {
+  add_ranged_option(command, "--beam-size", search.beam_size,
+                    "hypotheses kept at each step (1: greedy search, the arg-max at every step)",
+                    "N", 1, limits::kMaxBeamSize)
       ->capture_default_str();
   command
       .add_option_function<int>(
-          "--n-best",
-          [&args](int k) {
-            args.n_best = k;
-            args.n_best_given = true;
-          },
+          "--n-best", [&search](int k) { search.n_best = k; },
           "output the K best hypotheses of the beam (K <= --beam-size), best first: text lines "
           "LINE<TAB>RANK<TAB>SCORE<TAB>TRANSLATION; jsonl: an \"n_best\" list")
       ->type_name("K")
-      ->check(CLI::Range(1, 256));
-  command
-      .add_option("--length-penalty", args.length_penalty,
-                  "rank finished hypotheses by score / length^A, the length counting eos (0: "
-                  "no penalty; 1: the mean log-probability per token)")
-      ->type_name("A")
-      ->check(CLI::Range(-10.0f, 10.0f))
+      ->check(CLI::Range(1, limits::kMaxBeamSize));
+  add_ranged_option(command, "--length-penalty", search.length_penalty,
+                    "rank finished hypotheses by score / length^A, the length counting eos (0: "
+                    "no penalty; 1: the mean log-probability per token)",
+                    "A", -limits::kMaxLengthPenalty, limits::kMaxLengthPenalty)
       ->capture_default_str();
   command
-      .add_option("--prefix", args.prefix,
+      .add_option("--prefix", search.prefix,
                   "force every translation to start with TEXT (target pieces), then go on")
       ->type_name("TEXT");
-  command.add_flag("--prefix-column", args.prefix_column,
+  command.add_flag("--prefix-column", search.prefix_column,
                    "input lines are SOURCE<TAB>PREFIX: each line forces its own start (a line "
                    "without a tab has none, or --prefix's)");
-  command
-      .add_option("--alternatives", args.alternatives,
-                  "jsonl: the K most likely tokens and their probabilities at every output "
-                  "position (\"alternatives\")")
-      ->type_name("K")
-      ->check(CLI::Range(0, 1000));
+  add_ranged_option(command, "--alternatives", record.alternatives,
+                    "jsonl: the K most likely tokens and their probabilities at every output "
+                    "position (\"alternatives\")",
+                    "K", 0, limits::kMaxAlternatives);
 }
 
 // --sample, --temperature, --top-k, --top-p, --seed.
-void add_sampling_options(CLI::App& command, LineRunArgs& args) {
+void add_sampling_options(CLI::App& command, SearchSettings& search) {
   CLI::Option* sample = command.add_flag(
-      "--sample", args.sample,
+      "--sample", search.sample,
       "draw each token at random from the model's distribution instead of searching");
-  command
-      .add_option("--temperature", args.temperature,
-                  "with --sample: divide the logits by T (below 1: surer, above 1: more varied)")
-      ->type_name("T")
-      ->check(CLI::Range(1e-3f, 1e3f))
+  add_ranged_option(command, "--temperature", search.temperature,
+                    "with --sample: divide the logits by T (below 1: surer, above 1: more varied)",
+                    "T", limits::kMinTemperature, limits::kMaxTemperature)
       ->capture_default_str()
       ->needs(sample);
-  command
-      .add_option("--top-k", args.top_k,
-                  "with --sample: draw among the K most likely tokens only (0: all)")
-      ->type_name("K")
-      ->check(CLI::Range(0, 1 << 20))
+  add_ranged_option(command, "--top-k", search.top_k,
+                    "with --sample: draw among the K most likely tokens only (0: all)", "K", 0,
+                    limits::kMaxTopK)
       ->capture_default_str()
       ->needs(sample);
-  command
-      .add_option("--top-p", args.top_p,
-                  "with --sample: draw among the fewest most likely tokens whose probability "
-                  "reaches P (0 < P <= 1)")
-      ->type_name("P")
-      ->check(CLI::Range(1e-6f, 1.0f))
+  add_ranged_option(command, "--top-p", search.top_p,
+                    "with --sample: draw among the fewest most likely tokens whose probability "
+                    "reaches P (0 < P <= 1)",
+                    "P", limits::kMinTopP, 1.0f)
       ->capture_default_str()
       ->needs(sample);
   command
       .add_option_function<uint64_t>(
-          "--seed", [&args](uint64_t seed) { args.seed = seed; },
+          "--seed", [&search](uint64_t seed) { search.seed = seed; },
           "with --sample: the seed (line L draws from its own generator seeded by the seed and "
           "L, so batches and threads do not change the output; default: a random one, shown)")
       ->type_name("N")
       ->needs(sample);
 }
 
-// The combinations no single option can refuse on its own.
-void check_search_args(const LineRunArgs& args) {
-  if (args.n_best > args.beam_size)
-    throw UsageError("--n-best " + std::to_string(args.n_best) + " is more than --beam-size " +
-                     std::to_string(args.beam_size) + ": a beam holds at most its size");
-  if (args.sample && args.beam_size > 1)
-    throw UsageError("--sample draws one hypothesis; it cannot be combined with --beam-size " +
-                     std::to_string(args.beam_size));
-  if (static_cast<long long>(args.batch_size) * args.beam_size > kMaxBeamsPerBatch)
-    throw UsageError("--batch-size " + std::to_string(args.batch_size) + " times --beam-size " +
-                     std::to_string(args.beam_size) + " is more than " +
-                     std::to_string(kMaxBeamsPerBatch) + " hypotheses at once");
+void add_translate_options(CLI::App& command, LineRunArgs& args) {
+  command.description("translate sentences: arguments, or the lines of a file or stdin");
+  CLI::Option* input = add_io_options(command, args);
+  add_search_options(command, args.request.search, args.request.record);
+  add_sampling_options(command, args.request.search);
+  add_attention_options(command, args);
+  add_align_options(command, args);
+  command.add_option("text", args.texts, "sentences, one per argument; with none, read lines")
+      ->excludes(input);
 }
 
 }  // namespace
 
 Command add_translate(CLI::App& app) {
-  auto args = std::make_shared<LineRunArgs>();
-  CLI::App* command = app.add_subcommand(
-      "translate", "translate sentences: arguments, or the lines of a file or stdin");
-  CLI::Option* input = add_io_options(*command, *args);
-  add_search_options(*command, *args);
-  add_sampling_options(*command, *args);
-  add_attention_options(*command, *args);
-  add_align_options(*command, *args);
-  command->add_option("text", args->texts, "sentences, one per argument; with none, read lines")
-      ->excludes(input);
-  return {command, [args] {
-            check_search_args(*args);
-            return run_lines(*args);
-          }};
+  return add_command<LineRunArgs>(app, "translate", add_translate_options, run_lines);
 }
 
 }  // namespace minimt::cli

@@ -76,6 +76,20 @@ AttentionDump read_dump(const std::string& path) {
   return read_attention_dump(in, path);
 }
 
+// The page for `dump` and what it holds.
+struct RenderedView {
+  std::string text;
+  ViewSummary summary;
+};
+
+RenderedView render_view(const AttentionDump& dump, const ViewOptions& options) {
+  std::ostringstream page;
+  RenderedView view;
+  view.summary = write_attention_page(dump, page, options);
+  view.text = page.str();
+  return view;
+}
+
 // The page for `dump` to `path` ("-": stdout), reported on stderr.
 void write_view(const AttentionDump& dump, const std::string& path, const ViewOptions& options) {
   const RenderedView page = render_view(dump, options);
@@ -88,7 +102,7 @@ void write_view(const AttentionDump& dump, const std::string& path, const ViewOp
     file.write(page.text);
     file.commit();
   }
-  report_view(path, page);
+  report_view(path, page.summary, page.text.size());
 }
 
 int run_view(const ViewArgs& args) {
@@ -112,48 +126,27 @@ int run_view(const ViewArgs& args) {
   return 0;
 }
 
-}  // namespace
-
-RenderedView render_view(const AttentionDump& dump, const ViewOptions& options) {
-  std::ostringstream page;
-  RenderedView view;
-  view.summary = write_attention_page(dump, page, options);
-  view.text = page.str();
-  return view;
-}
-
-void report_view(const std::string& path, const RenderedView& page) {
-  const ViewSummary& summary = page.summary;
-  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
-            << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
-            << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages"
-            << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")
-            << "), " << human_size(page.text.size(), true) << "\n";
-}
-
-Command add_view(CLI::App& app) {
-  auto args = std::make_shared<ViewArgs>();
-  CLI::App* command = app.add_subcommand(
-      "view", "render an attention dump as one self-contained HTML page of heatmaps");
+void add_view_options(CLI::App& command, ViewArgs& args) {
+  command.description("render an attention dump as one self-contained HTML page of heatmaps");
   command
-      ->add_option("dump", args->dump,
-                   "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
+      .add_option("dump", args.dump,
+                  "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
       ->type_name("FILE")
       ->required();
   command
-      ->add_option("-o,--output", args->output,
-                   "the page to write (default: the dump's name with .html; - for stdout)")
+      .add_option("-o,--output", args.output,
+                  "the page to write (default: the dump's name with .html; - for stdout)")
       ->type_name("FILE");
-  command->add_option("--title", args->title, "the page's title")->type_name("TEXT");
+  command.add_option("--title", args.title, "the page's title")->type_name("TEXT");
   command
-      ->add_option("--svg", args->svg,
-                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
-                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
-                   "when several are shown)")
+      .add_option("--svg", args.svg,
+                  "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
+                  "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
+                  "when several are shown)")
       ->type_name("PREFIX");
   command
-      ->add_option("--sentences", args->sentences,
-                   "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
+      .add_option("--sentences", args.sentences,
+                  "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
       ->type_name("LIST")
       ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
       ->delimiter(',')
@@ -163,7 +156,20 @@ Command add_view(CLI::App& app) {
                                            : "not a sentence number or range: " + item;
           },
           "N|N-M"));
-  return {command, [args] { return run_view(*args); }};
+}
+
+}  // namespace
+
+void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
+  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
+            << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
+            << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages"
+            << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")
+            << "), " << human_size(static_cast<long long>(bytes), true) << "\n";
+}
+
+Command add_view(CLI::App& app) {
+  return add_command<ViewArgs>(app, "view", add_view_options, run_view);
 }
 
 }  // namespace minimt::cli

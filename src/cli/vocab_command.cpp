@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
 #include "minimt/base/error.h"
 #include "minimt/base/json_writer.h"
 #include "minimt/model/model.h"
@@ -73,22 +74,21 @@ int run_vocab(const VocabArgs& args) {
   return 0;
 }
 
+void add_vocab_options(CLI::App& command, VocabArgs& args) {
+  command.description("list a model's pieces with their ids (text: id<TAB>piece per line)");
+  add_model_option(command, args.model);
+  add_side_option(command, args.side, "source (what the encoder reads) or target");
+  command
+      .add_option("--format", args.format,
+                  "text: id<TAB>piece; jsonl: {\"id\", \"piece\"[, \"special\"]} per line")
+      ->check(CLI::IsMember({"text", "jsonl"}))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 Command add_vocab(CLI::App& app) {
-  auto args = std::make_shared<VocabArgs>();
-  CLI::App* command = app.add_subcommand(
-      "vocab", "list a model's pieces with their ids (text: id<TAB>piece per line)");
-  add_model_option(*command, args->model);
-  command->add_option("--side", args->side, "source (what the encoder reads) or target")
-      ->check(CLI::IsMember({"source", "target"}))
-      ->capture_default_str();
-  command
-      ->add_option("--format", args->format,
-                   "text: id<TAB>piece; jsonl: {\"id\", \"piece\"[, \"special\"]} per line")
-      ->check(CLI::IsMember({"text", "jsonl"}))
-      ->capture_default_str();
-  return {command, [args] { return run_vocab(*args); }};
+  return add_command<VocabArgs>(app, "vocab", add_vocab_options, run_vocab);
 }
 
 }  // namespace minimt::cli

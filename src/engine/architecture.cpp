@@ -3,23 +3,23 @@
 namespace minimt {
 
 const char* to_string(Activation activation) {
-  switch (activation) {
-    case Activation::kRelu:
-      return "relu";
-    case Activation::kGelu:
-      return "gelu";
-    case Activation::kSilu:
-      return "silu";
-  }
-  return "?";
+  return enum_name(kActivationNames, activation);
 }
 
 const char* to_string(NormPosition norm) {
-  return norm == NormPosition::kPost ? "post" : "pre";
+  return enum_name(kNormPositionNames, norm);
 }
 
 const char* to_string(Positions positions) {
-  return positions == Positions::kSinusoidal ? "sinusoidal" : "learned";
+  return enum_name(kPositionsNames, positions);
+}
+
+const char* to_string(NormKind norm) {
+  return enum_name(kNormKindNames, norm);
+}
+
+const char* to_string(FeedForwardKind kind) {
+  return enum_name(kFeedForwardKindNames, kind);
 }
 
 }  // namespace minimt

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/highest_first.h"
 #include "minimt/engine/ops.h"
 #include "search_start.h"
 
@@ -71,16 +72,12 @@ void BeamSearch::candidates(const float* logits, const std::vector<LiveHypothesi
                             size_t first, size_t last) {
   const size_t wanted = 2 * static_cast<size_t>(options_.beam_size);
   candidates_.clear();
-  order_.resize(vocab_);
   for (size_t i = first; i < last; ++i) {
     const float* row = logits + static_cast<size_t>(live[i].row) * vocab_;
     const float normalizer = ops::log_sum_exp(row, vocab_);
     // Only a row's own best `wanted` tokens can be among the sentence's best `wanted`.
     const size_t take = std::min(wanted, static_cast<size_t>(vocab_));
-    for (int j = 0; j < vocab_; ++j) order_[j] = j;
-    std::partial_sort(order_.begin(), order_.begin() + take, order_.end(), [row](int a, int b) {
-      return row[a] > row[b] || (row[a] == row[b] && a < b);
-    });
+    order_highest_first(row, vocab_, static_cast<int>(take), order_);
     for (size_t r = 0; r < take; ++r) {
       const int token = order_[r];
       const float log_prob = row[token] - normalizer;

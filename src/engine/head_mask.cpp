@@ -7,15 +7,7 @@
 namespace minimt {
 
 const char* kind_name(AttentionKind kind) {
-  switch (kind) {
-    case AttentionKind::kEncoder:
-      return "encoder";
-    case AttentionKind::kDecoder:
-      return "decoder";
-    case AttentionKind::kCross:
-      return "cross";
-  }
-  return "?";
+  return enum_name(kAttentionKindNames, kind);
 }
 
 HeadMask::HeadMask(int encoder_layers, int decoder_layers, int heads)

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/kernels/int8_kernels.h"
+#include "engine/kernels/kernel_table.h"
 #include "minimt/base/error.h"
 #include "minimt/engine/quantize.h"
 
@@ -131,16 +131,7 @@ void int8_linear(const Int8Matrix& weight, const float* bias, const float* x, in
   const int stride = weight.groups() * Int8Matrix::kGroup;
   const kernels::QuantizedRows rows =
       quantize_rows(x, m, weight.cols(), ldx, stride, weight.kernel());
-  switch (weight.kernel()) {
-#if defined(__x86_64__)
-    case Int8Kernel::kAvx512Vnni:
-      return kernels::int8_linear_vnni(weight, bias, rows, y);
-    case Int8Kernel::kAvx2:
-      return kernels::int8_linear_avx2(weight, bias, rows, y);
-#endif
-    default:
-      return kernels::int8_linear_generic(weight, bias, rows, y);
-  }
+  kernels::int8_linear_function(weight.kernel())(weight, bias, rows, y);
 }
 
 }  // namespace minimt

@@ -1,14 +1,14 @@
 #include "minimt/engine/ops.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <vector>
 
-#include "engine/kernels/row_kernels.h"
+#include "engine/kernels/kernel_table.h"
 #include "minimt/engine/bf16_gemm.h"
+#include "minimt/engine/blas_runtime.h"
 #include "minimt/engine/int8_gemm.h"
 #include "minimt/engine/packed_gemm.h"
 
@@ -25,13 +25,12 @@ void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float
     // One row (a decoder step at batch 1, one query): sgemm would first pack all of B, which
     // costs more than the product itself; sgemv streams B once.
     if (b_transposed)  // c[n] = B[n, k] a[k]
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, alpha, b, ldb, a, 1, beta, c, 1);
+      blas_sgemv(false, n, k, alpha, b, ldb, a, beta, c);
     else  // c[n] = B[k, n]^T a[k]
-      cblas_sgemv(CblasRowMajor, CblasTrans, k, n, alpha, b, ldb, a, 1, beta, c, 1);
+      blas_sgemv(true, k, n, alpha, b, ldb, a, beta, c);
     return;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, m, n, k, alpha,
-              a, lda, b, ldb, beta, c, ldc);
+  blas_sgemm(b_transposed, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 uint64_t gemm_flops() {
@@ -72,6 +71,19 @@ void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float
     kernel(x + static_cast<int64_t>(r) * dim, dim, norm.weight, norm.bias, eps);
 }
 
+void rms_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps) {
+  const auto kernel = kernels::row_kernels().rms_norm_row;
+  for (int r = 0; r < rows; ++r) kernel(x + static_cast<int64_t>(r) * dim, dim, norm.weight, eps);
+}
+
+void multiply_in_place(float* x, const float* y, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] *= y[i];
+}
+
+void scale_in_place(float* x, float factor, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] *= factor;
+}
+
 void add_in_place(float* x, const float* y, int64_t count) {
   for (int64_t i = 0; i < count; ++i) x[i] += y[i];
 }
@@ -100,14 +112,54 @@ void activate(Activation activation, float* x, int64_t count) {
     case Activation::kSilu:
       for (int64_t i = 0; i < count; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
       break;
+    case Activation::kGeluTanh:  // transformers' gelu_new (T5 v1.1), term by term as it writes it
+      for (int64_t i = 0; i < count; ++i) {
+        const float cubic = x[i] + 0.044715f * (x[i] * x[i] * x[i]);
+        x[i] = 0.5f * x[i] * (1.0f + std::tanh(0.79788456080286536f * cubic));
+      }
+      break;
   }
 }
 
+namespace {
+
+// 10000^(2i/d_model): the divisor of position in pair i's angle.
+double sinusoidal_divisor(int i, int d_model) {
+  return std::pow(10000.0, 2.0 * i / d_model);
+}
+
+}  // namespace
+
 void add_sinusoidal_position(int position, int d_model, float* out) {
   for (int i = 0; 2 * i < d_model; ++i) {
-    double angle = position / std::pow(10000.0, 2.0 * i / d_model);
+    const double angle = position / sinusoidal_divisor(i, d_model);
     out[2 * i] += static_cast<float>(std::sin(angle));
     if (2 * i + 1 < d_model) out[2 * i + 1] += static_cast<float>(std::cos(angle));
+  }
+}
+
+void sinusoidal_table(int positions, int d_model, float* out) {
+  // The divisors once for the table, not once per row: the same doubles, so the same floats.
+  std::vector<double> divisors((d_model + 1) / 2);
+  for (size_t i = 0; i < divisors.size(); ++i) divisors[i] = sinusoidal_divisor(int(i), d_model);
+  for (int position = 0; position < positions; ++position) {
+    float* row = out + static_cast<int64_t>(position) * d_model;
+    for (int i = 0; 2 * i < d_model; ++i) {
+      const double angle = position / divisors[i];
+      row[2 * i] = static_cast<float>(std::sin(angle));
+      if (2 * i + 1 < d_model) row[2 * i + 1] = static_cast<float>(std::cos(angle));
+    }
+  }
+}
+
+void add_sinusoidal_split_position(int position, int d_model, float* out) {
+  const int half = d_model / 2;  // d_model >= 4: the config refuses less
+  const float step = static_cast<float>(-(std::log(10000.0) / (half - 1)));
+  const float at = static_cast<float>(position);
+  for (int i = 0; i < half; ++i) {
+    const float angle = at * std::exp(static_cast<float>(i) * step);
+    out[i] += std::sin(angle);
+    out[half + i] += std::cos(angle);
   }
 }
 

@@ -8,60 +8,11 @@
 #include <new>
 #include <vector>
 
-#include "engine/kernels/packed_kernels.h"
+#include "engine/kernels/kernel_table.h"
 #include "minimt/base/error.h"
 #include "minimt/base/half_float.h"
 
 namespace minimt {
-
-std::string to_string(LinearKernel kernel) {
-  switch (kernel) {
-    case LinearKernel::kOpenblas:
-      return "openblas";
-    case LinearKernel::kGeneric:
-      return "generic";
-    case LinearKernel::kAvx2:
-      return "avx2";
-    case LinearKernel::kAvx512:
-      return "avx512";
-  }
-  return "unknown";
-}
-
-LinearKernel parse_linear_kernel(const std::string& word) {
-  for (LinearKernel kernel : {LinearKernel::kOpenblas, LinearKernel::kGeneric, LinearKernel::kAvx2,
-                              LinearKernel::kAvx512})
-    if (word == to_string(kernel)) return kernel;
-  throw Error("unknown kernel '" + word + "' (expected avx512, avx2, generic or openblas)");
-}
-
-LinearKernel choose_linear_kernel(const std::string& word) {
-  return word.empty() || word == "auto" ? best_linear_kernel() : parse_linear_kernel(word);
-}
-
-bool linear_kernel_supported(LinearKernel kernel) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (kernel == LinearKernel::kAvx512) return __builtin_cpu_supports("avx512f") != 0;
-  if (kernel == LinearKernel::kAvx2)
-    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
-#else
-  if (kernel == LinearKernel::kAvx512 || kernel == LinearKernel::kAvx2) return false;
-#endif
-  return true;
-}
-
-LinearKernel best_linear_kernel() {
-  for (LinearKernel kernel : {LinearKernel::kAvx512, LinearKernel::kAvx2})
-    if (linear_kernel_supported(kernel)) return kernel;
-#if defined(__x86_64__)
-  // An x86 CPU without AVX2 and FMA: the generic kernel would call a library fma per product
-  // (some 70 times slower than OpenBLAS), so OpenBLAS does the products there.
-  return LinearKernel::kOpenblas;
-#else
-  return LinearKernel::kGeneric;  // aarch64 and others: fma is one instruction
-#endif
-}
 
 PackedArena::PackedArena(size_t floats) {
   constexpr size_t kHugePage = 2u << 20;
@@ -77,18 +28,6 @@ PackedArena::~PackedArena() {
 }
 
 namespace {
-
-// Rows [columns, k] of the panel at out ([k][32]): writes in order, reads 32 rows side by side
-// (a few times faster than the other way round). Columns past n are zeros, so the kernels need
-// no edge case inside the loop.
-void pack_panel(const float* rows, int columns, int k, float* out) {
-  constexpr int kPanel = PackedMatrix::kPanel;
-  for (int i = 0; i < k; ++i) {
-    float* line = out + static_cast<size_t>(i) * kPanel;
-    for (int j = 0; j < columns; ++j) line[j] = rows[static_cast<size_t>(j) * k + i];
-    for (int j = columns; j < kPanel; ++j) line[j] = 0.0f;
-  }
-}
 
 // `count` values of `source` starting at value `first` (row `row` for kI8) as floats.
 void widen(const WeightSource& source, size_t first, size_t count, int row, int k, float* out) {
@@ -127,32 +66,25 @@ PackedMatrix::PackedMatrix(const WeightSource& weight, int n, int k, float* stor
   if (kernel == LinearKernel::kOpenblas || !linear_kernel_supported(kernel))
     throw Error("cannot pack weights for the " + to_string(kernel) + " kernel on this CPU");
   std::vector<float> rows;  // one panel's rows as floats, unless the source is float32
+  // Reads 32 rows side by side and writes in order (a transpose, in 8 x 8 blocks where AVX2 runs).
+  const kernels::PackPanel pack = kernels::pack_panel_function();
   for (int p = 0; p < panels(); ++p) {
     float* out = data_ + static_cast<size_t>(p) * k * kPanel;  // [k][32]
     const int columns = std::min(kPanel, n - p * kPanel);
     const size_t first = static_cast<size_t>(p) * kPanel * k;
     if (weight.format == WeightSource::Format::kF32) {
-      pack_panel(static_cast<const float*>(weight.data) + first, columns, k, out);
+      pack(static_cast<const float*>(weight.data) + first, columns, k, out);
       continue;
     }
     rows.resize(static_cast<size_t>(columns) * k);
     widen(weight, first, rows.size(), p * kPanel, k, rows.data());
-    pack_panel(rows.data(), columns, k, out);
+    pack(rows.data(), columns, k, out);
   }
 }
 
 void packed_linear(const PackedMatrix& weight, const float* bias, const float* x, int m, int ldx,
                    float* y) {
-  switch (weight.kernel()) {
-#if defined(__x86_64__)
-    case LinearKernel::kAvx512:
-      return kernels::packed_linear_avx512(weight, bias, x, m, ldx, y);
-    case LinearKernel::kAvx2:
-      return kernels::packed_linear_avx2(weight, bias, x, m, ldx, y);
-#endif
-    default:
-      return kernels::packed_linear_generic(weight, bias, x, m, ldx, y);
-  }
+  kernels::packed_linear_function(weight.kernel())(weight, bias, x, m, ldx, y);
 }
 
 }  // namespace minimt

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/highest_first.h"
+
 namespace minimt {
 namespace {
 
@@ -33,22 +35,16 @@ double TokenSampler::uniform() {
 int TokenSampler::draw(const float* logits, int vocab_size) {
   const double inverse_temperature = 1.0 / options_.temperature;
   const int k = options_.top_k > 0 ? std::min(options_.top_k, vocab_size) : vocab_size;
-  ranked_.resize(vocab_size);
-  for (int j = 0; j < vocab_size; ++j) ranked_[j] = {logits[j], j};
-  const auto more_likely = [](const std::pair<float, int>& a, const std::pair<float, int>& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  };
   // Only a truncation needs the ranking; a plain draw walks the ids in order.
   const bool truncated = k < vocab_size || options_.top_p < 1.0f;
-  if (truncated)
-    std::partial_sort(ranked_.begin(), ranked_.begin() + k, ranked_.end(), more_likely);
+  order_highest_first(logits, vocab_size, truncated ? k : 0, ranked_);
   const float peak = *std::max_element(logits, logits + vocab_size);
   std::vector<double>& weights = weights_;  // unnormalized probabilities of the first k ranked
   weights.resize(k);
   double total = 0.0;
   for (int i = 0; i < k; ++i)
     total += weights[i] =
-        std::exp((static_cast<double>(ranked_[i].first) - peak) * inverse_temperature);
+        std::exp((static_cast<double>(logits[ranked_[i]]) - peak) * inverse_temperature);
   int kept = k;
   if (options_.top_p < 1.0f) {
     double sum = 0.0;
@@ -58,10 +54,10 @@ int TokenSampler::draw(const float* logits, int vocab_size) {
   }
   double u = uniform() * total;
   for (int i = 0; i < kept; ++i) {
-    if (u < weights[i]) return ranked_[i].second;
+    if (u < weights[i]) return ranked_[i];
     u -= weights[i];
   }
-  return ranked_[kept - 1].second;  // rounding left u just above the last weight
+  return ranked_[kept - 1];  // rounding left u just above the last weight
 }
 
 }  // namespace minimt

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/highest_first.h"
 #include "minimt/engine/ops.h"
 
 namespace minimt {
@@ -11,10 +12,7 @@ namespace {
 std::vector<TokenProbability> most_likely(const float* row, int vocab_size, float normalizer,
                                           int count, std::vector<int>& order) {
   const int take = std::min(count, vocab_size);
-  order.resize(vocab_size);
-  for (int j = 0; j < vocab_size; ++j) order[j] = j;
-  std::partial_sort(order.begin(), order.begin() + take, order.end(),
-                    [row](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+  order_highest_first(row, vocab_size, take, order);
   std::vector<TokenProbability> result;
   for (int r = 0; r < take; ++r) result.push_back({order[r], std::exp(row[order[r]] - normalizer)});
   return result;

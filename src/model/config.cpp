@@ -2,19 +2,16 @@
 
 #include <algorithm>
 
+#include "minimt/base/enum_names.h"
 #include "minimt/base/error.h"
 #include "minimt/model/json_dom_builder.h"
 #include "minimt/model/paths.h"
 #include "minimt/model/untrusted_json.h"
+#include "model/config_reader.h"
 
 namespace minimt {
 namespace {
 
-// Limits that keep a hostile config.json from asking for absurd allocations.
-constexpr long long kMaxDimension = 1 << 16;
-constexpr long long kMaxLayers = 1024;
-constexpr long long kMaxPositions = 1 << 20;
-constexpr long long kMaxVocab = 1 << 24;
 // config.json is read whole and parsed into a tree of up to about 25 bytes of memory and 0.15 us
 // per input byte; inline weights are for small hand-written models (a larger model uses a
 // safetensors file).
@@ -44,78 +41,6 @@ const std::vector<std::string> kOptionalKeys = {"head_dim", "decoder_start_token
 const std::vector<std::string> kSpecialTokenKeys = {"pad", "unk", "bos", "eos"};
 const std::vector<std::string> kTokenizerKeys = {"source", "target"};
 
-class ConfigReader {
- public:
-  ConfigReader(const nlohmann::json& json, const std::string& file) : json_(json), file_(file) {}
-
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw ModelError(file_, "key '" + printable(key) + "' " + what);
-  }
-
-  const nlohmann::json& require(const std::string& key) const {
-    auto it = json_.find(key);
-    if (it == json_.end()) fail(key, "is missing");
-    return *it;
-  }
-
-  long long integer(const nlohmann::json& value, const std::string& key, long long low,
-                    long long high) const {
-    if (!value.is_number_integer()) fail(key, "must be an integer, got " + describe_json(value));
-    // An unsigned value past the range of long long would wrap: compare it unsigned.
-    bool huge = value.is_number_unsigned() && value.get<unsigned long long>() > 1ull << 62;
-    long long v = huge ? high + 1 : value.get<long long>();
-    if (v < low || v > high)
-      fail(key, "must be between " + std::to_string(low) + " and " + std::to_string(high) +
-                    ", got " + describe_json(value));
-    return v;
-  }
-
-  int integer(const std::string& key, long long low, long long high) const {
-    return static_cast<int>(integer(require(key), key, low, high));
-  }
-
-  bool boolean(const std::string& key) const {
-    const auto& value = require(key);
-    if (!value.is_boolean()) fail(key, "must be true or false, got " + describe_json(value));
-    return value.get<bool>();
-  }
-
-  std::string string(const std::string& key) const { return string(require(key), key); }
-
-  std::string string(const nlohmann::json& value, const std::string& key) const {
-    if (!value.is_string()) fail(key, "must be a string, got " + describe_json(value));
-    return value.get<std::string>();
-  }
-
-  template <typename Enum, size_t N>
-  Enum choice(const std::string& key, const std::pair<const char*, Enum> (&options)[N]) const {
-    std::string value = string(key);
-    std::string allowed;
-    for (const auto& [name, option] : options) {
-      if (value == name) return option;
-      allowed += std::string(allowed.empty() ? "" : ", ") + '"' + name + '"';
-    }
-    fail(key, "must be one of " + allowed + ", got \"" + printable(value) + '"');
-  }
-
-  // Refuses a key of `object` (the value of `key`, "" for the top level) that is not in
-  // `known`, naming the closest known key when the unknown one looks like a slip of it.
-  void refuse_unknown(const nlohmann::json& object, const std::string& key,
-                      const std::vector<std::string>& known) const {
-    for (const std::string& unknown : unknown_keys(object, known)) {
-      const std::string near = closest_key(unknown, known);
-      fail((key.empty() ? "" : key + ".") + unknown,
-           "is not a format-v1 key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
-    }
-  }
-
-  const nlohmann::json& json() const { return json_; }
-
- private:
-  const nlohmann::json& json_;
-  const std::string& file_;
-};
-
 std::string relative_path(const ConfigReader& reader, const nlohmann::json& value,
                           const std::string& key) {
   std::string path = reader.string(value, key);
@@ -126,34 +51,35 @@ std::string relative_path(const ConfigReader& reader, const nlohmann::json& valu
   return path;
 }
 
-}  // namespace
-
-namespace {
-
-// A top-level key format v1 does not define is refused, unless it looks like a slip of an
-// optional key: then the model still reads as the file's author may have meant it, with that
-// key's default, and the warning says which key the default stands for.
-void check_top_level_keys(const ConfigReader& reader, const nlohmann::json& json,
-                          const std::string& file, std::vector<std::string>& warnings) {
+// A top-level key the file's format version does not define is refused, unless it looks like a
+// slip of an optional key: then the model still reads as the file's author may have meant it,
+// with that key's default, and the warning says which key the default stands for. The v2 keys
+// are known in a v1 file too, so that read_format_v2 names the version they need.
+void check_top_level_keys(const ConfigReader& reader, int version,
+                          std::vector<std::string>& warnings) {
+  std::vector<std::string> optional = kOptionalKeys;
+  if (version >= 2) optional.insert(optional.end(), kFormatV2Keys.begin(), kFormatV2Keys.end());
   std::vector<std::string> known = kRequiredKeys;
   known.insert(known.end(), kOptionalKeys.begin(), kOptionalKeys.end());
-  for (const std::string& unknown : unknown_keys(json, known)) {
+  known.insert(known.end(), kFormatV2Keys.begin(), kFormatV2Keys.end());
+  const std::string not_defined = "is not a format-v" + std::to_string(version) + " key";
+  for (const std::string& unknown : unknown_keys(reader.json(), known)) {
     const std::string near = closest_key(unknown, known);
-    const bool optional =
-        std::find(kOptionalKeys.begin(), kOptionalKeys.end(), near) != kOptionalKeys.end();
-    if (optional && !json.contains(near)) {
-      warnings.push_back(file + ": key '" + printable(unknown) +
-                         "' is not a format-v1 key and is ignored; did you mean '" + near +
+    const bool slip_of_optional =
+        std::find(optional.begin(), optional.end(), near) != optional.end();
+    if (slip_of_optional && !reader.has(near)) {
+      warnings.push_back(reader.file() + ": key '" + printable(unknown) + "' " + not_defined +
+                         " and is ignored; did you mean '" + near +
                          "'? (it is optional: its default is used)");
       continue;
     }
-    reader.fail(unknown,
-                "is not a format-v1 key" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    reader.fail(printable(unknown),
+                not_defined + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
   }
 }
 
-// "format" and "format_version".
-void check_format(ConfigReader& reader, const nlohmann::json& json) {
+// "format" and "format_version" (1 or 2).
+int check_format(ConfigReader& reader, const nlohmann::json& json) {
   if (reader.string("format") != "minimt-transformer")
     reader.fail("format", "must be \"minimt-transformer\", got " + describe_json(json["format"]));
   const auto& version = reader.require("format_version");
@@ -162,9 +88,10 @@ void check_format(ConfigReader& reader, const nlohmann::json& json) {
     reader.fail("format_version",
                 "is " + describe_json(version) + ", newer than this minimt supports (" +
                     std::to_string(ModelConfig::kFormatVersion) + "); upgrade minimt");
-  if (version.get<long long>() != ModelConfig::kFormatVersion)
-    reader.fail("format_version", "must be " + std::to_string(ModelConfig::kFormatVersion) +
+  if (version.get<long long>() < 1)
+    reader.fail("format_version", "must be 1 or " + std::to_string(ModelConfig::kFormatVersion) +
                                       ", got " + describe_json(version));
+  return static_cast<int>(version.get<long long>());
 }
 
 // The architecture's sizes and choices.
@@ -186,15 +113,9 @@ void read_architecture(ConfigReader& reader, const nlohmann::json& json, ModelCo
   c.encoder_layers = reader.integer("encoder_layers", 1, kMaxLayers);
   c.decoder_layers = reader.integer("decoder_layers", 1, kMaxLayers);
 
-  static const std::pair<const char*, Activation> activations[] = {
-      {"relu", Activation::kRelu}, {"gelu", Activation::kGelu}, {"silu", Activation::kSilu}};
-  c.activation = reader.choice("activation", activations);
-  static const std::pair<const char*, NormPosition> norms[] = {{"post", NormPosition::kPost},
-                                                               {"pre", NormPosition::kPre}};
-  c.norm_position = reader.choice("norm_position", norms);
-  static const std::pair<const char*, Positions> positions[] = {
-      {"sinusoidal", Positions::kSinusoidal}, {"learned", Positions::kLearned}};
-  c.positions = reader.choice("positions", positions);
+  c.activation = reader.choice("activation", kActivationNames);
+  c.norm_position = reader.choice("norm_position", kNormPositionNames);
+  c.positions = reader.choice("positions", kPositionsNames);
 
   const auto& eps = reader.require("layer_norm_eps");
   if (!eps.is_number() || !(eps.get<double>() > 0.0) || !(eps.get<double>() < 1.0))
@@ -254,11 +175,12 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   if (!json.is_object()) throw ModelError(file, "must hold a JSON object");
   ConfigReader reader(json, file);
   ModelConfig c;
-  check_format(reader, json);
-  check_top_level_keys(reader, json, file, c.warnings);
+  c.format_version = check_format(reader, json);
+  check_top_level_keys(reader, c.format_version, c.warnings);
   read_architecture(reader, json, c);
   read_special_tokens(reader, json, c);
   read_files(reader, c);
+  read_format_v2(reader, c);  // the v2 keys, or their v1 meaning
   return c;
 }
 

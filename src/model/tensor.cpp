@@ -33,17 +33,7 @@ int64_t element_count(const Shape& shape) {
 }
 
 std::string to_string(DType dtype) {
-  switch (dtype) {
-    case DType::kF32:
-      return "F32";
-    case DType::kF16:
-      return "F16";
-    case DType::kBf16:
-      return "BF16";
-    case DType::kI8:
-      return "I8";
-  }
-  return "unknown";
+  return enum_name(kDTypeNames, dtype);
 }
 
 size_t dtype_bytes(DType dtype) {

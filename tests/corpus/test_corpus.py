@@ -12,7 +12,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "model"))
-import corpus as C  # noqa: E402
+import toy_corpus as C  # noqa: E402  (the generator of tools/model/corpus.py)
 
 passed = failed = 0
 

@@ -1,15 +1,19 @@
 #!/usr/bin/python3
-"""minimt starts no OpenBLAS worker threads: it runs every product on one thread.
+"""OpenBLAS costs a translation nothing unless it is asked for, and then runs on one thread.
 
   test_blas_threads.py MINIMT_BINARY REPO_ROOT
 
-OpenBLAS starts a pool of (cores - 1) worker threads when it loads, unless OPENBLAS_NUM_THREADS
-is 1; minimt never uses them and ends them at start (set_blas_threads(1)). Runs `minimt
-translate --threads T` on the shipped model with standard input kept open, waits for the
-first translation, and counts the process's threads (/proc/PID/task) against the same run
-started with OPENBLAS_NUM_THREADS=1 (no pool by construction): the counts must be equal.
+minimt's own kernels compute every product of a default run, and OpenBLAS is opened on first use
+(src/engine/blas_runtime.cpp). Runs `minimt translate --threads T` on the shipped model with
+standard input kept open, waits for the first translation, then reads the process's memory map
+(/proc/PID/maps) and counts its threads (/proc/PID/task). Checks:
+  - a default run (the environment scrubbed of OPENBLAS_* and MINIMT_KERNELS) has no
+    libopenblas, libgfortran or libquadmath mapped, and the same threads as with T;
+  - MINIMT_KERNELS=openblas maps libopenblas and translates the same; with
+    OPENBLAS_NUM_THREADS=2 set by the user (OpenBLAS then starts a pool when it loads), minimt
+    ends that pool: as many threads as with OPENBLAS_NUM_THREADS=1 (no pool by construction).
 Ends with a line "N passed, N failed"; exits 1 on any failure (and when this machine has one
-core, where the check cannot fail).
+core, where the pool check cannot fail).
 """
 
 import os
@@ -17,17 +21,20 @@ import subprocess
 import sys
 
 
-def threads_while_running(minimt, model, threads, env):
+def running(minimt, model, threads, env):
+    """The first translation, the libraries mapped and the thread count while the run is live."""
     run = subprocess.Popen(
         [minimt, "translate", "--model", model, "-q", "--threads", str(threads)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     run.stdin.write("I am a student.\n")
     run.stdin.flush()
     first = run.stdout.readline().strip()  # the model is loaded and has run
+    with open(f"/proc/{run.pid}/maps", encoding="utf-8") as f:
+        libraries = {os.path.basename(line.split()[-1]) for line in f if ".so" in line}
     count = len(os.listdir(f"/proc/{run.pid}/task"))
     run.stdin.close()
     run.wait(timeout=60)
-    return first, count
+    return first, libraries, count
 
 
 def main():
@@ -44,13 +51,25 @@ def main():
             print("FAIL:", what)
 
     check(len(os.sched_getaffinity(0)) > 1, "one core: OpenBLAS starts no pool to stop")
-    plain = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    plain = {k: v for k, v in os.environ.items()
+             if not k.startswith("OPENBLAS_") and k != "MINIMT_KERNELS"}
     for threads in (1, 2):
-        text, count = threads_while_running(minimt, model, threads, plain)
-        base_text, base_count = threads_while_running(
-            minimt, model, threads, dict(plain, OPENBLAS_NUM_THREADS="1"))
-        print(f"--threads {threads}: {count} threads, {base_count} without an OpenBLAS pool")
-        check(text == "Je suis étudiant." and base_text == text, f"translation: {text!r}")
+        text, libraries, count = running(minimt, model, threads, plain)
+        blas = sorted(l for l in libraries
+                      if l.startswith(("libopenblas", "libgfortran", "libquadmath")))
+        print(f"--threads {threads}, default kernels: {count} threads, OpenBLAS files {blas}")
+        check(text == "Je suis étudiant.", f"translation: {text!r}")
+        check(not blas, f"--threads {threads}: a default run maps {blas}")
+
+        openblas = dict(plain, MINIMT_KERNELS="openblas")
+        text, libraries, count = running(minimt, model, threads,
+                                         dict(openblas, OPENBLAS_NUM_THREADS="2"))
+        base_text, _, base_count = running(minimt, model, threads,
+                                           dict(openblas, OPENBLAS_NUM_THREADS="1"))
+        print(f"--threads {threads}, openblas: {count} threads, {base_count} without a pool")
+        check(any(l.startswith("libopenblas") for l in libraries),
+              f"--threads {threads}: MINIMT_KERNELS=openblas maps no libopenblas: {libraries}")
+        check(text == "Je suis étudiant." and base_text == text, f"openblas: {text!r}")
         check(count == base_count, f"--threads {threads}: {count} threads, not {base_count}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -37,7 +37,8 @@ import torch
 ROOT = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else "."
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
 
-import reference  # noqa: E402
+from pytorch_reference.sample_text import ENGLISH  # noqa: E402
+from pytorch_reference.translator import Translator  # noqa: E402
 
 DTYPES = {"F32": (torch.float32, 4), "F16": (torch.float16, 2), "BF16": (torch.bfloat16, 2),
           "I8": (torch.int8, 1)}
@@ -218,7 +219,7 @@ def check_model(minimt, label, original, work, lines, reference_lines=()):
           + (f": first {next(((a, b) for a, b in zip(got, want) if a != b), None)}"
              if got and want else ""))
     if got and reference_lines:
-        ref = reference.Translator(torch_dir, quiet=True, skip_blank=True)
+        ref = Translator(torch_dir, quiet=True, skip_blank=True)
         texts = [r["translation"] for r in ref.translate(list(reference_lines), 32)]
         mine, _ = translate(minimt, int8_dir, list(reference_lines), "--max-length", "32",
                             "--compute-type", "float32")
@@ -409,7 +410,7 @@ def main():
                             "--eos-boost", "2.0", "--norm", "pre"],
                            capture_output=True, text=True)
         check(r.returncode == 0, f"random-model: {r.stderr}")
-        texts = reference.ENGLISH.splitlines()[:20]
+        texts = ENGLISH.splitlines()[:20]
         int8_random = check_model(minimt, "random-untied", random_dir, work, texts, texts)
         if int8_random:
             check_hostile(minimt, int8_random)

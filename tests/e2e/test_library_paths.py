@@ -4,9 +4,10 @@
 1. Every ELF binary the build made (minimt, the test and bench programs), and the minimt that
    `cmake --install` writes, has no RPATH or RUNPATH entry that is empty or relative (the
    loader reads an empty entry as the current folder, a relative one from it); readelf says.
-2. A folder holding a booby-trapped copy of every library minimt needs (each one's constructor
-   leaves a mark) does not make the built or the installed minimt load any of them when it runs
-   there: no mark, exit status 0, the same translation as from another folder. A control run
+2. A folder holding a booby-trapped copy of every library minimt needs or opens (OpenBLAS, on
+   first use; each one's constructor leaves a mark) does not make the built or the installed
+   minimt load any of them when it runs there, with the default kernels or
+   MINIMT_KERNELS=openblas: no mark, exit status 0, the same translation as from another folder. A control run
    with LD_LIBRARY_PATH=. shows that a trap does fire when its library is loaded from there.
 3. The model search path leaves out relative folders (MINIMT_MODEL_PATH=models, HOME=.), which
    would name the folder minimt runs in; the absolute folder finds the same model.
@@ -85,8 +86,13 @@ def make_traps(folder, libraries, marks):
     os.remove(source)
 
 
+# Not a NEEDED entry: minimt opens OpenBLAS by this name on first use (MINIMT_KERNELS=openblas).
+OPENED_LATER = ["libopenblas.so.0"]
+
+
 def run_in(folder, minimt, extra_env=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LD_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("LD_") and k != "MINIMT_KERNELS"}
     env.update(extra_env or {})
     return subprocess.run([minimt, "translate", "I am a student."], cwd=folder, env=env,
                           capture_output=True, timeout=120)
@@ -100,19 +106,21 @@ def check_trap(c, minimt, label, work):
     libraries = [n for n in needed_libraries(minimt) if not SYSTEM_CORE.match(n)]
     c.check("libsentencepiece.so.0" in libraries,
             "%s needs libsentencepiece.so.0 (the library the issue names): %s" % (label, libraries))
-    make_traps(trap, libraries, marks)
-    elsewhere = run_in(work, minimt)
-    before = hostile_files.snapshot(trap)
-    here = run_in(trap, minimt)
-    c.check(hostile_files.snapshot(trap) == before,
-            "%s run in a folder of booby-trapped libraries changes nothing there" % label)
-    c.check(os.listdir(marks) == [],
-            "%s run in a folder of booby-trapped libraries loads none of them (marks: %s)"
-            % (label, os.listdir(marks)))
-    c.check(here.returncode == 0 and here.stdout == elsewhere.stdout and here.stdout != b""
-            and here.stderr == b"",
-            "%s there: status %d, %r (from another folder: %r), stderr %r"
-            % (label, here.returncode, here.stdout, elsewhere.stdout, here.stderr))
+    make_traps(trap, libraries + OPENED_LATER, marks)
+    for kernels in ({}, {"MINIMT_KERNELS": "openblas"}):
+        named = label + "".join(" with %s=%s" % kv for kv in kernels.items())
+        elsewhere = run_in(work, minimt, kernels)
+        before = hostile_files.snapshot(trap)
+        here = run_in(trap, minimt, kernels)
+        c.check(hostile_files.snapshot(trap) == before,
+                "%s run in a folder of booby-trapped libraries changes nothing there" % named)
+        c.check(os.listdir(marks) == [],
+                "%s run in a folder of booby-trapped libraries loads none of them (marks: %s)"
+                % (named, os.listdir(marks)))
+        c.check(here.returncode == 0 and here.stdout == elsewhere.stdout and here.stdout != b""
+                and here.stderr == b"",
+                "%s there: status %d, %r (from another folder: %r), stderr %r"
+                % (named, here.returncode, here.stdout, elsewhere.stdout, here.stderr))
     # The control: a folder with only the sentencepiece trap (a fake libstdc++ would fail the
     # loader's version checks before any constructor ran), which the loader is told to use.
     control = os.path.join(work, "control-" + label.replace(" ", "-"))
@@ -122,6 +130,15 @@ def check_trap(c, minimt, label, work):
     c.check(os.listdir(marks) == ["libsentencepiece.so.0"],
             "%s control: with LD_LIBRARY_PATH=. the trap fires (marks: %s, status %d)"
             % (label, os.listdir(marks), got.returncode))
+    # And OpenBLAS, opened only when a kernel needs it: the trap fires once it is.
+    os.remove(os.path.join(marks, "libsentencepiece.so.0"))
+    control = os.path.join(work, "control-openblas-" + label.replace(" ", "-"))
+    os.makedirs(control)
+    make_traps(control, OPENED_LATER, marks)
+    got = run_in(control, minimt, {"LD_LIBRARY_PATH": ".", "MINIMT_KERNELS": "openblas"})
+    c.check(os.listdir(marks) == OPENED_LATER,
+            "%s control: with LD_LIBRARY_PATH=. and MINIMT_KERNELS=openblas the OpenBLAS trap "
+            "fires (marks: %s, status %d)" % (label, os.listdir(marks), got.returncode))
 
 
 def check_relative_model_folders(c, minimt, work):

@@ -259,7 +259,7 @@ def check_views(tally, minimt, dump, work, name):
     bad = forbidden(html)
     tally.check(not bad, f"{name}: the page holds no control characters or noncharacters",
                 repr(bad[:10]))
-    start = html.find('<script type="application/json"')
+    start = html.find('<script type="application/json" id="minimt-data">')
     start = html.find(">", start) + 1
     try:
         data = strict_json(html[start:html.find("</script>", start)])

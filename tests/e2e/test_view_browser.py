@@ -369,17 +369,23 @@ def make_model(python, directory, *options):
 
 # One function on purpose: the checks share one browser session and the pages made at its top,
 # and read as the list of cases.
-def main():
+def arguments():
+    """(minimt, chromium) from the command line; chromium None, said as a failure, if missing."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--minimt", required=True)
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     args = parser.parse_args()
-    minimt = os.path.abspath(args.minimt)
     browser = shutil.which(args.chromium)
     if not browser:
         print("FAIL: %s is not installed: the browser test needs it (tools/test.sh installs "
               "Debian's chromium; or run apt-get install chromium)" % args.chromium)
         print("0 passed, 1 failed")
+    return os.path.abspath(args.minimt), browser
+
+
+def main():
+    minimt, browser = arguments()
+    if not browser:
         return 1
 
     scratch = tempfile.mkdtemp(prefix="minimt-view-")
@@ -451,9 +457,8 @@ def main():
         check(result.returncode == 0, "view of a partial dump: exit %d: %s" %
               (result.returncode, result.stderr))
         expect_ok(browser, part_page, scratch, 2, what="partial dump")
-        with open(part_page, encoding="utf-8") as f:
-            html = f.read()
-        check("layer -1 &middot; head 3" in html, "partial dump: no 'layer -1 · head 3' caption")
+        _, _, dom = page_status(browser, part_page, scratch)
+        check("layer -1 \u00b7 head 3" in dom, "partial dump: no 'layer -1 · head 3' caption")
 
         # --rollout: the dump's rollouts against a product done here, drawn with their label.
         rollout_check(browser, minimt, model, scratch)

@@ -41,7 +41,8 @@ void as_batch_file(const uint8_t* data, size_t size) {
     lines += static_cast<long long>(batch.translations.size());
     return true;
   };
-  minimt::translate_lines(translator(), reader, options, callbacks);
+  minimt::ReaderLines source(reader);
+  minimt::translate_lines(translator(), source, options, callbacks);
   if (lines != reader.lines_read()) std::abort();  // every line read came back translated
 }
 

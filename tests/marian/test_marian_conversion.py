@@ -10,7 +10,7 @@ pytorch_model.bin, F32 and F16, positions in the checkpoint or not, >>xx<< codes
   3. `minimt tokenize` must give the source ids MarianTokenizer gives (the reference's);
   4. `minimt translate --format jsonl --max-length 16` must give, for every text, the token
      ids, the end (eos or cut short), every token's log-probability (1e-4) and the score
-     (1e-4 per token) of the greedy search of tools/reference/marian_reference.py, and the
+     (1e-4 per token) of the greedy search of tools/reference/pytorch_reference/marian, and the
      same text.
 
 Then refusals: one broken copy of a fixture at a time (config keys, vocabularies, tensors,
@@ -35,8 +35,9 @@ CONVERTER = os.path.join(ROOT, "tools", "convert_marian.py")
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
 sys.path.insert(0, HERE)
 
-import marian_reference  # noqa: E402
 import make_fixture  # noqa: E402
+from pytorch_reference.marian.model import translate as marian_translate  # noqa: E402
+from pytorch_reference.marian.tokenizer import MarianTokenizerRef  # noqa: E402
 
 MAX_LENGTH = 16
 TOLERANCE = 1e-4
@@ -69,6 +70,10 @@ VARIANTS = [
                                        "--ffn", "48", "--layers", "3", "--activation", "relu",
                                        "--language-codes", "--eos-bias", "8"], []),
     # OPUS-MT's sizes (d_model 512, 8 heads, 2048, 6 + 6 layers, 512 positions), small vocabulary
+    # SentencePiece pieces that vocab.json lacks: read as <unk>, as MarianTokenizer does
+    # (format 2's unknown_pieces)
+    ("pieces-missing-from-vocab", ["--seed", "9", "--drop-from-vocab", "3", "--eos-bias", "5"],
+     []),
     ("opus-mt-sizes-swish-bin", ["--seed", "8", "--d-model", "512", "--heads", "8", "--ffn", "2048",
                                  "--layers", "6", "--max-positions", "512", "--weights", "bin",
                                  "--eos-bias", "4"], []),
@@ -152,12 +157,16 @@ def run_variant(res, minimt, work, name, fixture_args, convert_args):
     if p.returncode:
         return
     texts = TEXTS + (CODE_TEXTS if "--language-codes" in fixture_args else [])
-    tokenizer = marian_reference.MarianTokenizerRef(hf)
+    with open(os.path.join(out, "config.json")) as f:
+        unknown = json.load(f).get("unknown_pieces", {})
+    res.check(bool(unknown) == ("--drop-from-vocab" in fixture_args),
+              "%s: unknown_pieces %s" % (name, unknown))
+    tokenizer = MarianTokenizerRef(hf)
     for text, got in zip(texts, minimt_tokenize(minimt, out, texts)):
         want = tokenizer.encode(text)
         res.check(got == want, "%s: source ids of %r: minimt %s, MarianTokenizer %s"
                   % (name, text, got, want))
-    refs = marian_reference.translate(hf, texts, MAX_LENGTH)
+    refs = marian_translate(hf, texts, MAX_LENGTH)
     records = minimt_translate(minimt, out, texts)
     res.check(len(records) == len(texts), "%s: %d records for %d texts"
               % (name, len(records), len(texts)))
@@ -172,7 +181,7 @@ def run_variant(res, minimt, work, name, fixture_args, convert_args):
 def check_pad_ban(res, hf):
     """Without bad_words_ids the reference picks <pad> (the fixture's pad bias is large);
     minimt never outputs it: the ban reaches the converted model."""
-    unbanned = marian_reference.translate(hf, TEXTS, MAX_LENGTH, ban=False)
+    unbanned = marian_translate(hf, TEXTS, MAX_LENGTH, ban=False)
     pad = target_ids(hf)["<pad>"]
     res.check(any(pad in r["ids"] for r in unbanned),
               "the fixture's <pad> never wins unbanned: the ban is not exercised")
@@ -185,7 +194,7 @@ def check_unknown_run(res, minimt, hf, out):
     vocab = target_ids(hf)
     text = "caf\u00e9\u00dc"
     got = minimt_tokenize(minimt, out, [text])[0]
-    want = marian_reference.MarianTokenizerRef(hf).encode(text)
+    want = MarianTokenizerRef(hf).encode(text)
     unk = vocab["<unk>"]
     expected = want[:want.index(unk)] + [vocab["\u00e9"], unk] + want[want.index(unk) + 1:] \
         if unk in want else None
@@ -214,12 +223,12 @@ def generation(**keys):
 def tensors(change):
     """Rewrites model.safetensors after change(tensors dict of torch tensors)."""
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "tools", "marian"))
-    import hf_files
+    sys.path.insert(0, os.path.join(ROOT, "tools", "common"))
+    import safetensors_file
 
     def apply(d):
         path = os.path.join(d, "model.safetensors")
-        values = {k: torch.tensor(v) for k, v in hf_files.read_safetensors(path).items()}
+        values = {k: torch.tensor(v) for k, v in safetensors_file.read_safetensors(path).items()}
         change(values)
         make_fixture.save_safetensors(path, values, "float32")
     return apply
@@ -294,7 +303,6 @@ REFUSALS = [
     ("vocab.json gap", "base", lambda d: edit_json(os.path.join(d, "vocab.json"),
                                                    lambda v: v.update({"</s>": 100000})),
      "without gaps"),
-    ("pieces missing from vocab.json", "missing", lambda d: None, "--drop-missing-pieces"),
     ("BPE source.spm", "base", spm_model_type(2), "bpe SentencePiece model"),
     ("separate vocabularies, pad ids differ", "separate",
      lambda d: edit_json(os.path.join(d, "target_vocab.json"),
@@ -325,7 +333,7 @@ def check_refusals(res, work):
         bases[name] = os.path.join(work, "refusals", "base-" + name)
         make_fixture.main([bases[name]] + args)
         p = convert(bases[name], bases[name] + ".out")
-        res.check(p.returncode == (1 if name == "missing" else 0),
+        res.check(p.returncode == 0,
                   "refusal base %s converts with status %d: %s" % (name, p.returncode, p.stderr))
     for i, (name, base, change, expected) in enumerate(REFUSALS):
         hf = os.path.join(work, "refusals", "case%02d" % i)
@@ -341,6 +349,8 @@ def check_refusals(res, work):
         print("refused %-40s %s" % (name, lines[0] if lines else ""))
     p = convert(bases["missing"], bases["missing"] + ".dropped", ["--drop-missing-pieces"])
     res.check(p.returncode == 0, "--drop-missing-pieces: status %d %s" % (p.returncode, p.stderr))
+    with open(os.path.join(bases["missing"] + ".dropped", "config.json")) as f:
+        res.check(json.load(f)["format_version"] == 1, "--drop-missing-pieces: not format 1")
     p = convert(bases["base"], bases["base"] + ".out")
     res.check(p.returncode == 1 and "exists and is not empty" in p.stderr,
               "a second conversion into a full OUT_DIR: status %d %r" % (p.returncode, p.stderr))

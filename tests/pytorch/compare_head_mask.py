@@ -8,7 +8,8 @@ On random models of several shapes (2 to 4 heads, head_dim 5, 1 to 3 layers a si
 weights, pre/post norm) each check prints one PASS/FAIL line; the reference is
 tools/reference (MinimtTransformer.set_head_mask: Hugging Face's head_mask with value 0,
 weights * 0 after the softmax and before V), imported, with --mask-heads parsed by
-tools/reference/head_mask_spec.py, written from the option's help and not from minimt:
+tools/reference/pytorch_reference/head_mask_spec.py, written from the option's help and not
+from minimt:
   mask      for each SPEC of MASKS (single heads, * layers and heads, negative indices, each
             attention type, all heads of a type): translate --mask-heads greedy output equals
             the reference's (text, tokens; token_log_probs 1e-4); score --mask-heads token
@@ -20,7 +21,7 @@ tools/reference/head_mask_spec.py, written from the option's help and not from m
             model equals plain score on a copy whose out_proj columns of those heads are 0
             (1e-5; translations identical), for minimt and for the reference;
   beam      translate --beam-size 3 --mask-heads equals the reference's beam search under
-            the mask (minimt_search.py: text, tokens, log-probs 1e-4);
+            the mask (pytorch_reference/search: text, tokens, log-probs 1e-4);
   cross-all with cross:*:* the output no longer depends on the source: score of one target
             after different sources gives identical log-probs (and differs without the mask),
             every source translates to the same text;
@@ -60,9 +61,13 @@ import torch  # noqa: E402
 
 import compare_search as cs  # noqa: E402  (puts tools/reference on the path)
 import compare_with_reference as cwr  # noqa: E402
-import head_mask_spec  # noqa: E402
-import minimt_model as mm  # noqa: E402
-import reference  # noqa: E402
+import reference  # noqa: E402  (the command line)
+from pytorch_reference import head_mask_spec  # noqa: E402
+from pytorch_reference.attention_dump import attention_dump  # noqa: E402
+from pytorch_reference.model.config import head_dim_of  # noqa: E402
+from pytorch_reference.model.files import load_model, save_model  # noqa: E402
+from pytorch_reference.sample_text import FRENCH  # noqa: E402
+from pytorch_reference.translator import Translator  # noqa: E402
 
 Mismatch = cwr.Mismatch
 MAX_LENGTH = 12
@@ -75,7 +80,7 @@ SAME = 1e-5 if os.environ.get("MINIMT_KERNELS") == "openblas" else 0.0
 TRANSLATE_TEXTS = cwr.TEXTS   # 30: a blank one, one cut at max_positions, short and long
 SCORE_TEXTS = cs.TEXTS        # 16 non-blank
 # Targets short enough for max_positions 32 with a 100-piece vocabulary (most of
-# reference.FRENCH is not); score_lines adds the long ones that fit and greedy outputs.
+# sample_text.FRENCH is not); score_lines adds the long ones that fit and greedy outputs.
 SHORT_FRENCH = ["Le chat noir.", "Un petit chien court.", "Il fait froid.", "Où est la gare ?",
                 "Nous allons au marché.", "Merci.", "la maison", "Elle lit des livres.",
                 "Le musée ouvre à neuf heures.", "Fermez la porte."]
@@ -230,7 +235,7 @@ def score_lines(ctx, extra=()):
         ctx.own_translations = own = [(r["source"], r["translation"]) for r in ctx.tr.translate(
             SCORE_TEXTS[:6], MAX_LENGTH) if r["translation"]]
     pairs = list(zip(SCORE_TEXTS, SHORT_FRENCH)) + list(zip(SCORE_TEXTS[len(SHORT_FRENCH):],
-                                                            reference.FRENCH.splitlines()))
+                                                            FRENCH.splitlines()))
     pairs += own + list(extra)
     return [(s, t) for s, t in pairs if len(ctx.tr.target_ids(t)) + 1 <= ctx.tr.max_positions]
 
@@ -277,7 +282,7 @@ def check_masked_translate(ctx, spec, head_mask):
                            % (label, record.get("tokens"), logps, want, ref["scores"]))
     dump = load_dump(dump_path)
     check_dump_header("translate", dump, head_mask_spec.describe(head_mask))
-    ours = ctx.tr.attention_dump(refs)
+    ours = attention_dump(ctx.tr, refs)
     if ours.get("masked_heads") != dump.get("masked_heads"):
         raise Mismatch("reference dump masked_heads %r" % ours.get("masked_heads"))
     worst = max(compare_dump_sentence("translate sentence %d" % n, o, t, shape, masked)
@@ -296,7 +301,7 @@ def check_masked_score(ctx, spec, head_mask, translations):
     worst = compare_scores("score " + spec, records, refs)
     dump = load_dump(dump_path)
     check_dump_header("score", dump, head_mask_spec.describe(head_mask))
-    ours = ctx.tr.attention_dump(refs)["sentences"]
+    ours = attention_dump(ctx.tr, refs)["sentences"]
     worst_attention = max(compare_dump_sentence("score pair %d" % n, o, t, shape, masked)
                           for n, (o, t) in enumerate(zip(ours, dump["sentences"])))
     return len(pairs), worst, worst_attention
@@ -326,8 +331,8 @@ def check_mask(ctx):
 
 def zeroed_copy(ctx, spec, head_mask):
     """A copy of the model whose out_proj columns of the masked heads are 0, no mask set."""
-    model, config = mm.load_model(ctx.model_dir)
-    dk = mm.head_dim_of(config)
+    model, config = load_model(ctx.model_dir)
+    dk = head_dim_of(config)
     with torch.no_grad():
         for kind, pairs in masked_set(head_mask).items():
             modules = model.attention_modules(kind)
@@ -335,7 +340,7 @@ def zeroed_copy(ctx, spec, head_mask):
                 modules[layer].out_proj.weight[:, head * dk:(head + 1) * dk] = 0.0
     out = ctx.path("zeroed")
     os.makedirs(out)
-    mm.save_model(model, config, out, "F32")  # F16/BF16 values widen exactly
+    save_model(model, config, out, "F32")  # F16/BF16 values widen exactly
     for name in config["tokenizer"].values():
         shutil.copy(os.path.join(ctx.model_dir, name), os.path.join(out, name))
     return out
@@ -360,7 +365,7 @@ def check_out_proj(ctx):
         b = ZeroedRun(ctx, zeroed).run("translate", texts, ["--max-length", MAX_LENGTH])
         if a != b:
             raise Mismatch("%s: translations masked\n%s\nzeroed out_proj\n%s" % (spec, a, b))
-        zeroed_tr = reference.Translator(zeroed, quiet=True)
+        zeroed_tr = Translator(zeroed, quiet=True)
         with Masked(ctx, spec):
             for source, target in pairs[:6]:
                 x = ctx.tr.score(source, target)["token_log_probs"]
@@ -434,7 +439,7 @@ def check_cross_all(ctx):
 
 def aligned_targets(ctx):
     """Two targets: different first words with as many pieces, then one shared tail."""
-    words = sorted({w for line in reference.FRENCH.splitlines() for w in line.split()})
+    words = sorted({w for line in FRENCH.splitlines() for w in line.split()})
     tail = "le chat noir mange du pain"
     by_length = {}
     for w in words:

@@ -5,7 +5,7 @@
 
 For each model (post/pre norm, head_dim != d_model/num_heads, F16/BF16 weights, a decoder
 start token other than bos; eos raised so that outputs end at many lengths) each check below
-prints one PASS/FAIL line; the reference is tools/reference/minimt_search.py, imported:
+prints one PASS/FAIL line; the reference is tools/reference/pytorch_reference/search, imported:
   greedy      --beam-size 1 prints byte for byte what plain greedy prints (text, JSON Lines);
   beam        N = 2, 4, 8 x length penalty 0, 0.6, 1, and N = 1 with A = 1 (--n-best
               min(3, N), none for N = 4, A = 0): translation, tokens, token_log_probs and
@@ -54,15 +54,18 @@ sys.path.insert(0, HERE)
 import torch  # noqa: E402
 
 import compare_with_reference as cwr  # noqa: E402  (puts tools/reference on the path)
-import minimt_search as ms  # noqa: E402
-import reference  # noqa: E402
+import reference  # noqa: E402  (the command line)
+from pytorch_reference.attention_dump import attention_dump, attention_record  # noqa: E402
+from pytorch_reference.sample_text import FRENCH  # noqa: E402
+from pytorch_reference.search.beam import ranking_score  # noqa: E402
+from pytorch_reference.translator import Translator, is_blank  # noqa: E402
 
 Mismatch = cwr.Mismatch
 MAX_LENGTH = 12
 TOLERANCE = 1e-4          # minimt against PyTorch
 SELF_TOLERANCE = 1e-5     # translate's scores against minimt score
 SELF_ATTENTION = 1e-6     # translate's attention against minimt score's
-TEXTS = [t for t in cwr.TEXTS if not reference.is_blank(t)][:16]
+TEXTS = [t for t in cwr.TEXTS if not is_blank(t)][:16]
 # Beam size 1 with a length penalty is greedy search; only its ranking_score changes.
 BEAMS = [(n, a) for n in (2, 4, 8) for a in (0.0, 0.6, 1.0)] + [(1, 1.0)]
 PREFIXES = ["Le chat", "Il", "Nous allons au"]
@@ -91,7 +94,7 @@ class Context:
         self.model_dir = os.path.join(workdir, name)
         shutil.rmtree(self.model_dir, ignore_errors=True)
         reference.main(["random-model", self.model_dir] + model_args)
-        self.tr = reference.Translator(self.model_dir, quiet=True, skip_blank=True)
+        self.tr = Translator(self.model_dir, quiet=True, skip_blank=True)
         self.files = 0
         self.beam_records = []   # (source, engine hypothesis) of the beam check
 
@@ -176,7 +179,7 @@ def same_runs(a, b):
 
 
 def compare_hyp(ctx, label, source, got, want, penalty):
-    """One engine hypothesis against one reference hypothesis (minimt_search result)."""
+    """One engine hypothesis against one reference hypothesis (search.beam result)."""
     for key in ("translation", "tokens"):
         if got.get(key) != want[key]:
             raise Mismatch("%s: %s minimt %r, reference %r%s" % (
@@ -203,7 +206,7 @@ def diagnose(ctx, source, got, want, penalty):
         forced = ctx.tr.force(source, ids)
     except Exception as e:  # a hypothesis the reference cannot even score
         return " (minimt's hypothesis unscorable: %s)" % e
-    rank = ms.ranking_score(forced["score"], len(ids), penalty)
+    rank = ranking_score(forced["score"], len(ids), penalty)
     return ("\n      reference scores minimt's hypothesis %s at %.6f (ranking %.6f), its own "
             "at %.6f (ranking %.6f)" % (ids, forced["score"], rank, want["score"],
                                        want["ranking_score"]))
@@ -334,7 +337,7 @@ def check_attention(ctx):
     worst_ref, pairs = 0.0, []
     for i, (record, sentence) in enumerate(zip(records, dump)):
         forced = ctx.tr.force(TEXTS[i], ctx.ids(record), record_attention=True)
-        ours = ctx.tr.attention_record(forced)
+        ours = attention_record(ctx.tr, forced)
         try:
             worst_ref = max(worst_ref, cwr.compare_sentence(i, ours, sentence, shape))
         except Mismatch as e:
@@ -361,7 +364,7 @@ def check_attention(ctx):
 
 def score_pairs(ctx):
     """(source, target) pairs within max_positions: real French, empty, odd and the beam's."""
-    french = reference.FRENCH.splitlines()
+    french = FRENCH.splitlines()
     pairs = list(zip(TEXTS, french)) + [(TEXTS[0], ""), (TEXTS[1], "Zèbres & quartz: 42 !"),
                                         (TEXTS[2], "le le le")]
     pairs += [(s, h["translation"]) for s, h in ctx.beam_records[:10]]
@@ -387,7 +390,7 @@ def check_score(ctx):
         worst = max(worst, compare_hyp(ctx, label, pairs[i][0], got, want, 0.0))
     with open(dump_path, encoding="utf-8") as f:
         theirs = json.load(f)["sentences"]
-    ours = ctx.tr.attention_dump(refs)["sentences"]
+    ours = attention_dump(ctx.tr, refs)["sentences"]
     shape = ((ctx.tr.config["encoder_layers"], ctx.tr.config["decoder_layers"]),
              ctx.tr.config["num_heads"])
     worst_attention = max(cwr.compare_sentence(i, o, t, shape)

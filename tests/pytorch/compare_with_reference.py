@@ -31,7 +31,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
 
 import torch  # noqa: E402
 
-import reference  # noqa: E402
+import reference  # noqa: E402  (the command line)
+from pytorch_reference.attention_dump import attention_dump  # noqa: E402
+from pytorch_reference.sample_text import ENGLISH  # noqa: E402
+from pytorch_reference.translator import Translator, is_blank  # noqa: E402
 
 MAX_LENGTH = 12
 
@@ -50,7 +53,7 @@ TEXTS = [
     "nine o'clock, so we will walk along the river to the market and buy some bread.",
     "My grandmother makes the best apple pie in the world.",
     "Zebras & quartz: 42!",
-] + reference.ENGLISH.splitlines()  # 30 sentences: a batch of 32 holds them all
+] + ENGLISH.splitlines()  # 30 sentences: a batch of 32 holds them all
 
 BATCH_SIZES = (1, 3, 32)
 
@@ -155,7 +158,7 @@ def compare_sentence(index, ours, theirs, shape_info):
                 "output_tokens"):
         if theirs.get(key) != ours[key]:
             hint = ""
-            if reference.is_blank(ours["source"]) and not BLANK_INPUT_SKIPPED:
+            if is_blank(ours["source"]) and not BLANK_INPUT_SKIPPED:
                 hint = ("\n    (blank input: the format runs the model on [eos]; the engine "
                         "skips it, see BLANK_INPUT_SKIPPED)")
             raise Mismatch("%s: %s differs:\n    minimt:    %r\n    reference: %r%s"
@@ -198,9 +201,9 @@ def check_model(minimt, workdir, name, args):
     model_dir = os.path.join(workdir, name)
     shutil.rmtree(model_dir, ignore_errors=True)
     reference.main(["random-model", model_dir] + args)
-    translator = reference.Translator(model_dir, quiet=True, skip_blank=BLANK_INPUT_SKIPPED)
+    translator = Translator(model_dir, quiet=True, skip_blank=BLANK_INPUT_SKIPPED)
     results = translator.translate(TEXTS, MAX_LENGTH, batch_size=len(TEXTS), record_attention=True)
-    ours = translator.attention_dump(results)
+    ours = attention_dump(translator, results)
 
     # The fast path of the reference (what tools/bench/run times) must agree with the recording one.
     fast = translator.translate(TEXTS, MAX_LENGTH, batch_size=7)

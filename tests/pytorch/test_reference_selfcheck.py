@@ -1,16 +1,17 @@
 #!/usr/bin/python3
-"""Self-consistency checks of the PyTorch reference (tools/reference/minimt_model.py, reference.py).
+"""Self-consistency checks of the PyTorch reference (tools/reference: pytorch_reference and
+reference.py).
 
 No engine needed. Checks: the attention formula against a per-head loop; the
 interleaved sinusoidal table; cached greedy logits == full recomputation (1e-5);
 batch == one by one; padding behaves as if absent; causal zeros; save/load round trip
 for F32/F16/BF16/inline with exact rounding; the safetensors layout; load errors;
-reference.py translate on a random model with batch sizes 1 and 5. Search (minimt_search.py):
-beam size 1 == greedy; teacher-forced scores and attention of greedy outputs == greedy's;
-a beam of V^L == exhaustive ranking under length penalties; every beam hypothesis's
-log-probs == teacher forcing; beam semantics on hand-made tables (eos beyond rank N ignored,
-early stop per length penalty, beam 1 = greedy, refill, prefix); the sampling distribution on hand-made
-logits; the beam and score commands.
+reference.py translate on a random model with batch sizes 1 and 5. Search
+(pytorch_reference/search): beam size 1 == greedy; teacher-forced scores and attention of
+greedy outputs == greedy's; a beam of V^L == exhaustive ranking under length penalties; every
+beam hypothesis's log-probs == teacher forcing; beam semantics on hand-made tables (eos beyond
+rank N ignored, early stop per length penalty, beam 1 = greedy, refill, prefix); the sampling
+distribution on hand-made logits; the beam and score commands.
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 
@@ -30,9 +31,20 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
 
 import torch  # noqa: E402
 
-import minimt_model as mm  # noqa: E402
-import minimt_search as ms  # noqa: E402
-import reference  # noqa: E402
+import reference  # noqa: E402  (the command line)
+from pytorch_reference.attention_dump import attention_dump  # noqa: E402
+from pytorch_reference.model.attention import MultiHeadAttention  # noqa: E402
+from pytorch_reference.model.config import FORMAT_KEYS, decoder_start_of, make_config  # noqa: E402
+from pytorch_reference.model.files import (DTYPE_SIZE, DTYPE_TORCH, file_config,  # noqa: E402
+                                           load_model, save_model, write_safetensors)
+from pytorch_reference.model.positions import sinusoidal_table  # noqa: E402
+from pytorch_reference.model.transformer import MinimtTransformer  # noqa: E402
+from pytorch_reference.random_model import randomize  # noqa: E402
+from pytorch_reference.search.beam import beam_search, ranking_score  # noqa: E402
+from pytorch_reference.search.greedy import greedy as greedy_search  # noqa: E402
+from pytorch_reference.search.sampling import sampling_distribution  # noqa: E402
+from pytorch_reference.search.scoring import score_target  # noqa: E402
+from pytorch_reference.translator import Translator  # noqa: E402
 
 CHECKS = []
 
@@ -47,7 +59,7 @@ def small_config(**overrides):
                 decoder_layers=2, source_vocab_size=40, target_vocab_size=50,
                 max_positions=24, final_logits_bias=True)
     base.update(overrides)
-    return mm.make_config(**base)
+    return make_config(**base)
 
 
 VARIANTS = [
@@ -60,8 +72,8 @@ VARIANTS = [
 
 def random_model(seed, **overrides):
     config = small_config(**overrides)
-    model = mm.MinimtTransformer(config)
-    reference.randomize(model, config, seed, eos_boost=0.0)
+    model = MinimtTransformer(config)
+    randomize(model, config, seed, eos_boost=0.0)
     model.eval()
     return model, config
 
@@ -93,7 +105,7 @@ def assert_close(a, b, tol, what):
 @check
 def attention_matches_per_head_loop():
     torch.manual_seed(0)
-    attn = mm.MultiHeadAttention(d_model=16, num_heads=3, head_dim=5)
+    attn = MultiHeadAttention(d_model=16, num_heads=3, head_dim=5)
     for p in attn.parameters():
         torch.nn.init.normal_(p, std=0.4)
     x = torch.randn(2, 6, 16)
@@ -119,7 +131,7 @@ def attention_matches_per_head_loop():
 @check
 def sinusoidal_table_is_interleaved():
     for d_model in (16, 15):
-        table = mm.sinusoidal_table(20, d_model)
+        table = sinusoidal_table(20, d_model)
         for pos in (0, 1, 7, 19):
             for i in range(0, d_model, 2):
                 angle = pos / 10000 ** (i / d_model)
@@ -135,10 +147,10 @@ def cached_greedy_equals_full_recomputation():
     for n, variant in enumerate(VARIANTS):
         model, config = random_model(100 + n, **variant)
         src, mask = padded_batch(random_sources(gen, 5, 40))
-        results = model.greedy(src, 10, mask, record_logits=True)
+        results = greedy_search(model, src, 10, mask, record_logits=True)
         for i, res in enumerate(results):
             s = int((~mask[i]).sum())
-            tgt = torch.tensor([[mm.decoder_start_of(config)] + res["ids"][:-1]])
+            tgt = torch.tensor([[decoder_start_of(config)] + res["ids"][:-1]])
             with torch.no_grad():
                 full = model(src[i:i + 1, :s], tgt)[0]                     # [T, V]
             worst = max(worst, assert_close(res["logits"], full, 1e-5, "cached vs full logits"))
@@ -157,9 +169,9 @@ def batch_equals_one_by_one():
         model, _ = random_model(200 + n, **variant)
         seqs = random_sources(gen, 5, 40)
         src, mask = padded_batch(seqs)
-        batch = model.greedy(src, 10, mask, record_attention=True, record_logits=True)
+        batch = greedy_search(model, src, 10, mask, record_attention=True, record_logits=True)
         for seq, res in zip(seqs, batch):
-            single = model.greedy(torch.tensor([seq]), 10, record_attention=True,
+            single = greedy_search(model, torch.tensor([seq]), 10, record_attention=True,
                                   record_logits=True)[0]
             if single["ids"] != res["ids"]:
                 raise AssertionError("batched ids %s != single %s" % (res["ids"], single["ids"]))
@@ -188,7 +200,7 @@ def causal_mask_gives_exact_zeros():
     gen = torch.Generator().manual_seed(3)
     model, _ = random_model(400, **VARIANTS[0])
     src, mask = padded_batch(random_sources(gen, 3, 40))
-    for res in model.greedy(src, 10, mask, record_attention=True):
+    for res in greedy_search(model, src, 10, mask, record_attention=True):
         a = res["decoder_self"]                                            # [L, H, T, T]
         t = a.shape[-1]
         upper = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
@@ -206,7 +218,7 @@ def causal_mask_gives_exact_zeros():
 
 
 def _rounded(t, dtype):
-    return t.to(mm._DTYPE_TORCH[dtype]).float() if dtype in ("F16", "BF16") else t
+    return t.to(DTYPE_TORCH[dtype]).float() if dtype in ("F16", "BF16") else t
 
 
 @check
@@ -217,11 +229,11 @@ def save_load_round_trip():
             model, config = random_model(500 + n, **variant)
             for dtype in ("F32", "F16", "BF16", "inline"):
                 out = os.path.join(tmp, "%d-%s" % (n, dtype))
-                mm.save_model(model, config, out, dtype)
-                loaded, cfg = mm.load_model(out)
+                save_model(model, config, out, dtype)
+                loaded, cfg = load_model(out)
                 with open(os.path.join(out, "config.json")) as f:
                     on_disk = json.load(f)
-                extra = set(on_disk) - set(mm.FORMAT_KEYS)
+                extra = set(on_disk) - set(FORMAT_KEYS)
                 assert not extra, "config.json has non-format keys %s" % sorted(extra)
                 a, b = model.state_dict(), loaded.state_dict()
                 assert set(a) == set(b), "tensor names differ after %s round trip" % dtype
@@ -249,7 +261,7 @@ def check_safetensors_layout(path, state, dtype):
         info = header[name]
         assert info["dtype"] == dtype and info["shape"] == list(t.shape), name
         size = info["data_offsets"][1] - info["data_offsets"][0]
-        assert size == t.numel() * mm._DTYPE_SIZE[dtype], name
+        assert size == t.numel() * DTYPE_SIZE[dtype], name
 
 
 @check
@@ -266,11 +278,11 @@ def load_rejects_bad_tensors():
         for label, tensors in cases.items():
             out = os.path.join(tmp, label.replace(" ", "_"))
             os.makedirs(out)
-            mm.write_safetensors(os.path.join(out, "model.safetensors"), tensors)
+            write_safetensors(os.path.join(out, "model.safetensors"), tensors)
             with open(os.path.join(out, "config.json"), "w") as f:
-                json.dump(mm.file_config(config), f)
+                json.dump(file_config(config), f)
             try:
-                mm.load_model(out)
+                load_model(out)
             except ValueError:
                 continue
             raise AssertionError("load_model accepted a %s tensor" % label)
@@ -295,12 +307,12 @@ def translate_cli_batch_sizes_agree():
                  "park and the children play football after school every Tuesday evening.",
                  "Hello!", "Where is the railway station?"]
         with redirect_stderr(io.StringIO()):
-            tr = reference.Translator(model_dir)
+            tr = Translator(model_dir)
             one = tr.translate(texts, 12, batch_size=1, record_attention=True)
             five = tr.translate(texts, 12, batch_size=5, record_attention=True)
         for a, b in zip(one, five):
             assert a["ids"] == b["ids"] and a["translation"] == b["translation"]
-        dump = tr.attention_dump(five)
+        dump = attention_dump(tr, five)
         json.dumps(dump)
         for sent, res in zip(dump["sentences"], five):
             s, t = len(sent["source_tokens"]), len(sent["output_tokens"])
@@ -317,8 +329,8 @@ def translate_cli_batch_sizes_agree():
 def eos_model(seed, eos_boost, **overrides):
     """A random model whose eos logit is raised, so that searches end at different lengths."""
     config = small_config(**overrides)
-    model = mm.MinimtTransformer(config)
-    reference.randomize(model, config, seed, eos_boost=eos_boost)
+    model = MinimtTransformer(config)
+    randomize(model, config, seed, eos_boost=eos_boost)
     model.eval()
     return model, config
 
@@ -330,8 +342,8 @@ def beam_size_one_equals_greedy():
     for n, variant in enumerate(VARIANTS):
         model, _ = eos_model(700 + n, 3.0, **variant)
         for seq in random_sources(gen, 5, 40):
-            greedy = model.greedy(torch.tensor([seq]), 10)[0]
-            (beam,) = ms.beam_search(model, seq, 1, 1, 0.0, 10)
+            greedy = greedy_search(model, torch.tensor([seq]), 10)[0]
+            (beam,) = beam_search(model, seq, 1, 1, 0.0, 10)
             if beam["ids"] != greedy["ids"]:
                 raise AssertionError("beam 1 %s != greedy %s" % (beam["ids"], greedy["ids"]))
             assert_close(torch.tensor(beam["token_log_probs"]), torch.tensor(greedy["scores"]),
@@ -348,8 +360,8 @@ def score_of_greedy_output_equals_its_log_probs():
     for n, variant in enumerate(VARIANTS):
         model, _ = eos_model(800 + n, 3.0, **variant)
         for seq in random_sources(gen, 5, 40):
-            greedy = model.greedy(torch.tensor([seq]), 10, record_attention=True)[0]
-            forced = ms.score_target(model, seq, greedy["ids"], record_attention=True)
+            greedy = greedy_search(model, torch.tensor([seq]), 10, record_attention=True)[0]
+            forced = score_target(model, seq, greedy["ids"], record_attention=True)
             worst = max(worst, assert_close(torch.tensor(forced["token_log_probs"]),
                                             torch.tensor(greedy["scores"]), 1e-5, "log-probs"))
             if abs(forced["score"] - sum(greedy["scores"])) > 1e-5:
@@ -381,10 +393,10 @@ def huge_beam_finds_the_exhaustive_best():
     eos = int(config["special_tokens"]["eos"])
     outputs = all_outputs(vocab, eos, length)
     for seq in ([5, 6, 7, 3], [9, 3]):
-        scored = [(ms.score_target(model, seq, ids)["score"], ids) for ids in outputs]
+        scored = [(score_target(model, seq, ids)["score"], ids) for ids in outputs]
         for penalty in (0.0, 0.6, 1.0, -0.5):
-            ranked = sorted(scored, key=lambda p: -ms.ranking_score(p[0], len(p[1]), penalty))
-            hyps = ms.beam_search(model, seq, vocab ** length, 3, penalty, length)
+            ranked = sorted(scored, key=lambda p: -ranking_score(p[0], len(p[1]), penalty))
+            hyps = beam_search(model, seq, vocab ** length, 3, penalty, length)
             got = [h["ids"] for h in hyps]
             want = [ids for _, ids in ranked[:3]]
             if got != want:
@@ -405,12 +417,12 @@ def beam_scores_equal_forced_scores():
         model, _ = eos_model(1000 + n, 2.0, **variant)
         for seq in random_sources(gen, 3, 40):
             for beam, penalty in ((2, 0.0), (4, 0.6), (8, 1.0)):
-                hyps = ms.beam_search(model, seq, beam, min(3, beam), penalty, 8)
+                hyps = beam_search(model, seq, beam, min(3, beam), penalty, 8)
                 ranks = [h["ranking_score"] for h in hyps]
                 assert ranks == sorted(ranks, reverse=True), "n-best not sorted"
                 assert len(hyps) == min(3, beam), "too few hypotheses"
                 for h in hyps:
-                    forced = ms.score_target(model, seq, h["ids"])
+                    forced = score_target(model, seq, h["ids"])
                     assert_close(torch.tensor(h["token_log_probs"]),
                                  torch.tensor(forced["token_log_probs"]), 1e-6, "log-probs")
                     want = h["score"] / len(h["ids"]) ** penalty
@@ -443,37 +455,37 @@ def beam_semantics_on_a_table():
     a, b, eos = 0, 1, 3
     # eos second of 2N = 2 candidates with N = 1: ignored; then ties go to the lower id.
     model = TableModel({(): [0.55, 0.03, 0.02, 0.4]})
-    (h,) = ms.beam_search(model, [3], 1, 1, 0.0, 3)
+    (h,) = beam_search(model, [3], 1, 1, 0.0, 3)
     assert h["ids"] == [a, a, a], h["ids"]
     assert abs(h["score"] - math.log(0.55 * 0.25 * 0.25)) < 1e-6, h["score"]
     # Beam size 1 is greedy search whatever the length penalty: [eos] although [a, eos]
     # ranks higher under A = 1.
     model = TableModel({(): [0.45, 0.03, 0.02, 0.5], (a,): [0.01, 0.01, 0.01, 0.97]})
     for penalty in (0.0, 1.0):
-        (h,) = ms.beam_search(model, [3], 1, 1, penalty, 4)
+        (h,) = beam_search(model, [3], 1, 1, penalty, 4)
         assert h["ids"] == [eos] and abs(h["ranking_score"] - math.log(0.5)) < 1e-6, h
     # N = 2 stops when the best live sum cannot beat the 2nd best finished: after step 1
     # for A = 0 ([eos], [a, eos]); for A = 1 the bound log(0.4 * 0.39) / 4 goes on, and
     # [a, a, eos] (log(0.4 * 0.39 * 0.99) / 3) ranks first. [b, eos] is third of 2N: dropped.
     model = TableModel({(): [0.4, 0.1, 0.05, 0.45], (a,): [0.39, 0.005, 0.005, 0.6],
                         (b,): [0.1 / 3] * 3 + [0.9], (a, a): [0.01 / 3] * 3 + [0.99]})
-    got = [h["ids"] for h in ms.beam_search(model, [3], 2, 2, 0.0, 4)]
+    got = [h["ids"] for h in beam_search(model, [3], 2, 2, 0.0, 4)]
     assert got == [[eos], [a, eos]], got
-    hyps = ms.beam_search(model, [3], 2, 2, 1.0, 4)
+    hyps = beam_search(model, [3], 2, 2, 1.0, 4)
     assert [h["ids"] for h in hyps] == [[a, a, eos], [a, eos]], hyps
     assert abs(hyps[0]["ranking_score"] - math.log(0.4 * 0.39 * 0.99) / 3) < 1e-6
     # N = 2: the finished [eos] leaves the beam, refilled by [a] and [b]; n-best 2 in order.
     model = TableModel({(): [0.3, 0.15, 0.05, 0.5], (a,): [0.05, 0.03, 0.02, 0.9],
                         (b,): [0.78, 0.05, 0.05, 0.12]})
-    got = [h["ids"] for h in ms.beam_search(model, [3], 2, 2, 0.0, 5)]
+    got = [h["ids"] for h in beam_search(model, [3], 2, 2, 0.0, 5)]
     assert got == [[eos], [a, eos]], got
     # A forced prefix counts in the score: [b] then [b, eos] (finished second of 2N), which
     # beats [b, a, a, a, a] (after [b, a] ties give eos rank 3 >= N: never finished).
-    (h,) = ms.beam_search(model, [3], 2, 1, 0.0, 5, prefix=[b])
+    (h,) = beam_search(model, [3], 2, 1, 0.0, 5, prefix=[b])
     assert h["ids"] == [b, eos], h
     assert abs(h["score"] - math.log(0.15 * 0.12)) < 1e-6, h
     # With A = 1 the long one (log(0.15 * 0.78 / 4^3) / 5) ranks first.
-    (h,) = ms.beam_search(model, [3], 2, 1, 1.0, 5, prefix=[b])
+    (h,) = beam_search(model, [3], 2, 1, 1.0, 5, prefix=[b])
     assert h["ids"] == [b, a, a, a, a] and not h["eos"], h
     assert abs(h["ranking_score"] - math.log(0.15 * 0.78 / 64) / 5) < 1e-6, h
 
@@ -493,7 +505,7 @@ def sampling_distribution_on_hand_made_logits():
         (1.0, 1, 1.0, [1, 0, 0, 0]),
     ]
     for temperature, top_k, top_p, expected in cases:
-        probs = ms.sampling_distribution(logits, temperature, top_k, top_p)
+        probs = sampling_distribution(logits, temperature, top_k, top_p)
         assert abs(probs.sum().item() - 1) < 1e-12, "sums to %r" % probs.sum().item()
         assert_close(probs, torch.tensor(expected, dtype=torch.float64), 1e-6,
                      "T=%g k=%d p=%g" % (temperature, top_k, top_p))
@@ -514,7 +526,7 @@ def beam_and_score_commands_agree():
                             "--length-penalty", "0.6", "--max-length", "12"] + texts)
         records = [json.loads(line) for line in out.getvalue().splitlines()]
         assert [r["line"] for r in records] == [1, 2, 3]
-        tr = reference.Translator(model_dir, quiet=True)
+        tr = Translator(model_dir, quiet=True)
         compared = 0
         for text, record in zip(texts, records):
             assert record["n_best"][0]["ids"] == record["ids"] and len(record["n_best"]) == 2

@@ -1,13 +1,12 @@
 // Just over 400 lines: the page, SVG and dump-reader cases share the dumps built at the top.
 // The attention page: reading dumps (full, partial, failed and blank sentences), the page's
-// structure (one heatmap per type, layer and head), its labels and its embedded weights.
+// data (every type, layer and head, the texts of each type) and its embedded weights; the page's
+// script builds the figures from that data (tests/e2e/test_page_views.py checks them).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
-#include <set>
 #include <sstream>
 
 #include "minimt/app/attention_view.h"
@@ -105,18 +104,6 @@ json page_data(const std::string& page) {
   return json::parse(page.substr(begin, end - begin));
 }
 
-// (type, layer position, head) of every heatmap figure.
-std::multiset<std::string> figures(const std::string& page) {
-  std::multiset<std::string> out;
-  std::regex figure(
-      "<figure class=\"heatmap( average)?\" data-type=\"(\\w+)\" data-layer=\"(\\d+)\" "
-      "data-head=\"(\\w+)\"");
-  for (auto it = std::sregex_iterator(page.begin(), page.end(), figure);
-       it != std::sregex_iterator(); ++it)
-    out.insert((*it)[2].str() + "/" + (*it)[3].str() + "/" + (*it)[4].str());
-  return out;
-}
-
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -146,24 +133,32 @@ TEST_CASE("half floats: exact values, rounding, small weights", "[view]") {
   for (size_t i = 0; i < values.size(); ++i) CHECK(back[i] == Approx(values[i]).epsilon(1e-3));
 }
 
-TEST_CASE("the page has one heatmap per type, layer and head, plus head averages", "[view]") {
+TEST_CASE("the page's data has every type, layer and head, and what the page says of each type",
+          "[view]") {
   ViewSummary summary;
   std::string page = render(make_dump(), {}, &summary);
   CHECK(summary.sentences == 3);
   CHECK(summary.heatmaps == 3 * 2 * 3);
   CHECK(summary.averages == 3 * 2);
-  std::multiset<std::string> found = figures(page);
-  CHECK(found.size() == 3 * 2 * 4);
-  for (const char* type : {"encoder", "decoder", "cross"})
-    for (int l = 0; l < 2; ++l)
-      for (const char* head : {"0", "1", "2", "avg"})
-        CHECK(found.count(std::string(type) + "/" + std::to_string(l) + "/" + head) == 1);
-  CHECK(count(page, "<canvas class=\"cells\">") == 24);
-  CHECK(page.find("layer 1 &middot; head 2") != std::string::npos);
-  CHECK(page.find("layer 0 &middot; average of 3 heads") != std::string::npos);
-  CHECK(page.find("Encoder self-attention") != std::string::npos);
-  CHECK(page.find("Decoder masked self-attention") != std::string::npos);
-  CHECK(page.find("Cross-attention") != std::string::npos);
+  json data = page_data(page);
+  const json& attention = data["sentences"][0]["attention"];
+  CHECK(attention.size() == 3);
+  for (const char* type : {"encoder", "decoder", "cross"}) {
+    CHECK(attention[type]["layers"] == json({"0", "1"}));
+    CHECK(attention[type]["heads"] == json({0, 1, 2}));
+  }
+  // The types in the dump's order, then the rollouts, each with its section's texts.
+  const json& kinds = data["kinds"];
+  REQUIRE(kinds.size() == 5);
+  CHECK(kinds[0]["type"] == "encoder");
+  CHECK(kinds[0]["heading"] == "Encoder self-attention");
+  CHECK(kinds[1]["heading"] == "Decoder masked self-attention");
+  CHECK(kinds[1]["axes"].get<std::string>().find("hatched: the causal mask") != std::string::npos);
+  CHECK(kinds[2]["heading"] == "Cross-attention (decoder reads the encoder)");
+  CHECK(kinds[2]["right"] == "output_tokens");
+  CHECK(kinds[3]["type"] == "encoder_rollout");
+  CHECK(kinds[3]["of"] == "encoder");
+  CHECK(kinds[4]["caption"] == "cross rollout");
   CHECK(page.find("id=\"minimt-status\"") != std::string::npos);
 }
 
@@ -172,10 +167,11 @@ TEST_CASE("the page is self-contained and safe", "[view]") {
   // No network: nothing fetched from anywhere.
   for (const char* outside : {"http://", "https://", "src=\"", "<link", "@import", "url("})
     CHECK(page.find(outside) == std::string::npos);
-  // The source text is escaped in the HTML; the token holding "</script>" cannot end the data.
-  CHECK(page.find("The cat &lt;b&gt;sleeps&lt;/b&gt;.") != std::string::npos);
+  // The source text is only in the data, where no "<" can end the element.
+  CHECK(page.find("The cat \\u003cb>sleeps\\u003c/b>.") != std::string::npos);
   CHECK(page.find("<b>sleeps") == std::string::npos);
-  CHECK(count(page, "</script>") == 3);  // the error handler, the data, the main script
+  // The error handler, the colour scales, the data, the main script.
+  CHECK(count(page, "</script>") == 4);
   CHECK(page.find("{{") == std::string::npos);
 }
 
@@ -219,25 +215,14 @@ TEST_CASE("the page embeds the tokens and every weight", "[view]") {
   CHECK(data["sentences"][2]["attention"].empty());
 }
 
-TEST_CASE("failed and blank sentences get a note instead of heatmaps", "[view]") {
-  std::string page = render(make_dump());
-  CHECK(page.find("This sentence was not translated: invalid UTF-8 at byte 4") !=
-        std::string::npos);
-  CHECK(page.find("A blank line: no tokens") != std::string::npos);
-  CHECK(page.find("id=\"sentence-2\"") != std::string::npos);
-  CHECK(page.find("id=\"sentence-3\"") != std::string::npos);
-}
-
 TEST_CASE("a dump with only some types, layers and heads", "[view]") {
   json dump = make_dump({"cross"}, json::array({-1}), {1});
   ViewSummary summary;
   std::string page = render(dump, {}, &summary);
   CHECK(summary.heatmaps == 1);
-  std::multiset<std::string> found = figures(page);
-  CHECK(found == std::multiset<std::string>{"cross/0/0", "cross/0/avg"});
-  CHECK(page.find("layer -1 &middot; head 1") != std::string::npos);
-  CHECK(count(page, "Not in the dump") == 2);  // encoder and decoder
+  CHECK(summary.averages == 1);
   json data = page_data(page);
+  CHECK(data["sentences"][0]["attention"].size() == 1);  // the page says the others are not in it
   const json& m = data["sentences"][0]["attention"]["cross"];
   CHECK(m["layers"] == json({"-1"}));
   CHECK(m["heads"] == json({1}));
@@ -278,7 +263,10 @@ TEST_CASE("choosing sentences", "[view]") {
   REQUIRE(data["sentences"].size() == 2);
   CHECK(data["sentences"][0]["number"] == 3);
   CHECK(data["sentences"][1]["number"] == 1);
-  CHECK(page.find("<title>My &lt;title&gt;</title>") != std::string::npos);
+  CHECK(data["title"] == "My <title>");
+  options.sentences = {};
+  options.title = "bad \xE2\x96 title";  // a truncated character: U+FFFD per byte, as in the SVG
+  CHECK(page_data(render(make_dump(), options))["title"] == "bad \xEF\xBF\xBD\xEF\xBF\xBD title");
   options.sentences = {4};
   CHECK_THROWS_WITH(render(make_dump(), options), Catch::Contains("sentence 4 is not in the dump"));
 }
@@ -347,6 +335,16 @@ TEST_CASE("static SVG: one heatmap per layer and head, labels, the mask", "[view
   CHECK(count(d, "fill=\"url(#mask)\" d=") == 2 * 3);                    // mask per heatmap
   CHECK(c.find("&lt;b&gt;sleeps&lt;/script&gt;") != std::string::npos);  // escaped label
   CHECK(c.find("<b>") == std::string::npos);
+  // The legend: ColorBrewer's YlGnBu, 9 classes; the mask's hatching.
+  CHECK(c.find("<stop offset=\"0\" stop-color=\"#ffffd9\"/><stop offset=\"0.12\" "
+               "stop-color=\"#edf8b1\"/>") != std::string::npos);
+  CHECK(c.find("<stop offset=\"0.5\" stop-color=\"#41b6c4\"/>") != std::string::npos);
+  CHECK(c.find("<stop offset=\"1\" stop-color=\"#081d58\"/></linearGradient>") !=
+        std::string::npos);
+  CHECK(c.find("<pattern id=\"mask\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
+               "<rect width=\"6\" height=\"6\" fill=\"#e3e3e3\"/><path d=\"M-1,7 L7,-1 M-1,1 L1,-1 "
+               "M5,7 L7,5\" stroke=\"#8c8c8c\" stroke-width=\"1.3\"/></pattern>") !=
+        std::string::npos);
   std::ostringstream none;
   CHECK_THROWS_AS(write_attention_svg(dump.sentences[2], "cross", none), Error);
 }
@@ -417,8 +415,8 @@ TEST_CASE("output log-probabilities and alternatives: optional, read, checked", 
   json log_probs = json::array(), alternatives = json::array();
   for (size_t i = 0; i < outputs; ++i) {
     log_probs.push_back(-0.25 * static_cast<double>(i));
-    alternatives.push_back(json::array({{{"token", "a"}, {"probability", 0.75}},
-                                        {{"token", "b"}, {"probability", 0.125}}}));
+    alternatives.push_back(json::array(
+        {{{"token", "a"}, {"probability", 0.75}}, {{"token", "b"}, {"probability", 0.125}}}));
   }
   dump["sentences"][0]["output_log_probs"] = log_probs;
   dump["sentences"][0]["alternatives"] = alternatives;

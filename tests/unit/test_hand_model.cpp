@@ -6,8 +6,8 @@
 // Two kinds of expected values, neither from minimt:
 //  - facts derived on paper from the chosen weights (the derivations are next to the checks);
 //  - full encoder outputs, attention matrices and logits for a fixed source and decoder input,
-//    computed by the PyTorch reference (tools/reference/minimt_model.py, float64) and stored in
-//    expected.json by tests/fixtures/hand-model/make_expected.py.
+//    computed by the PyTorch reference (tools/reference/pytorch_reference, float64) and stored
+//    in expected.json by tests/fixtures/hand-model/make_expected.py.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -59,15 +59,6 @@ std::vector<float> flat(const json& value) {
   return out;
 }
 
-AttentionRecord empty_record(const ModelConfig& c, int source_length) {
-  AttentionRecord record;
-  record.encoder_layers = c.encoder_layers;
-  record.decoder_layers = c.decoder_layers;
-  record.heads = c.num_heads;
-  record.source_length = source_length;
-  return record;
-}
-
 // Runs the encoder on the fixed source and feeds the fixed decoder input one token at a time
 // (teacher forcing through the cache), recording attention; returns the logits of every step.
 std::vector<float> run_steps(HandModel& hand, AttentionRecord& record, EncodedBatch& encoded) {
@@ -91,7 +82,7 @@ TEST_CASE("hand model: encoder attention is exactly uniform when q_proj is zero"
   // whatever the keys. The source "ab" is [\u2581, a, b, </s>], S = 4, so every weight is 1/4.
   auto hand = load_hand_model();
   REQUIRE(hand->source == std::vector<int>{6, 4, 5, 3});
-  AttentionRecord record = empty_record(hand->config, 4);
+  AttentionRecord record = AttentionRecord::for_sentence(hand->config, 4);
   Encoder encoder(hand->config, hand->weights);
   encoder.forward({hand->source}, {&record});
   REQUIRE(record.encoder_self.size() == 1u * 2 * 4 * 4);
@@ -122,7 +113,8 @@ TEST_CASE("hand model: decoder self-attention of head 0 is a softmax worked on p
   auto hand = load_hand_model();
   REQUIRE(hand->decoder_input[1] == 5);
   REQUIRE(hand->decoder_input[2] == 6);
-  AttentionRecord record = empty_record(hand->config, static_cast<int>(hand->source.size()));
+  AttentionRecord record =
+      AttentionRecord::for_sentence(hand->config, static_cast<int>(hand->source.size()));
   EncodedBatch encoded;
   run_steps(*hand, record, encoded);
   REQUIRE(record.steps() == static_cast<int>(hand->decoder_input.size()));
@@ -165,7 +157,7 @@ TEST_CASE("hand model: encoder output, attention and logits match the PyTorch re
   const json& e = hand->expected;
   const int S = static_cast<int>(hand->source.size());
   const int T = static_cast<int>(hand->decoder_input.size());
-  AttentionRecord record = empty_record(hand->config, S);
+  AttentionRecord record = AttentionRecord::for_sentence(hand->config, S);
   EncodedBatch encoded;
   std::vector<float> step_logits = run_steps(*hand, record, encoded);
 

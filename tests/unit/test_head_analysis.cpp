@@ -213,15 +213,6 @@ TEST_CASE("head mask SPEC: every error names the item and what is wrong", "[head
 
 namespace {
 
-AttentionRecord empty_record(const ModelConfig& c, int source_length) {
-  AttentionRecord record;
-  record.encoder_layers = c.encoder_layers;
-  record.decoder_layers = c.decoder_layers;
-  record.heads = c.num_heads;
-  record.source_length = source_length;
-  return record;
-}
-
 // Logits [T, V] of a teacher-forced run of tokens after source, under mask (may be null),
 // with every attention weight recorded into record (if given).
 std::vector<float> forced_logits(const TestModel& m, const HeadMask* mask,
@@ -305,7 +296,7 @@ TEST_CASE("head mask: masked heads record 0 and equal zeroing their out_proj col
     const std::vector<int> source = random_ids(rng, 6, c.source_vocab_size, true);
     const std::vector<int> tokens = decoder_run(*m, rng, 9);
 
-    AttentionRecord record = empty_record(c, static_cast<int>(source.size()));
+    AttentionRecord record = AttentionRecord::for_sentence(c, static_cast<int>(source.size()));
     const std::vector<float> masked = forced_logits(*m, &mask, source, tokens, &record);
     const std::vector<float> plain = forced_logits(*m, nullptr, source, tokens);
     const std::vector<float> arithmetic = forced_logits(*zeroed, nullptr, source, tokens);

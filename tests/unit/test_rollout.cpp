@@ -1,4 +1,5 @@
 // Attention rollout (rollout.h) on hand-made matrices, against products worked out by hand.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -149,18 +150,28 @@ TEST_CASE("dumps keep their rollouts; the reader checks their shape and range", 
       "d.json: sentence 1: cross_rollout[0][0] is not a number");
 }
 
-TEST_CASE("the page draws each rollout under its type, labelled as a heuristic", "[rollout]") {
+TEST_CASE("the page's data holds each rollout, with the type it is drawn under", "[rollout]") {
   std::ostringstream page;
   const ViewSummary summary = write_attention_page(
       parse_attention_dump(rollout_dump(kEncoder, kCrossRows), "d.json"), page);
   CHECK(summary.rollouts == 2);
   CHECK(summary.heatmaps == 0);
   const std::string html = page.str();
-  for (const char* key : {"encoder_rollout", "cross_rollout"}) {
+  const std::string open = "<script type=\"application/json\" id=\"minimt-data\">";
+  const size_t begin = html.find(open) + open.size();
+  const json data = json::parse(html.substr(begin, html.find("</script>", begin) - begin));
+  const std::vector<std::pair<std::string, std::string>> rollouts = {{"encoder_rollout", "encoder"},
+                                                                     {"cross_rollout", "cross"}};
+  for (const auto& rollout : rollouts) {
+    const std::string& key = rollout.first;
     INFO(key);
-    CHECK(html.find(std::string("data-rollout=\"") + key + "\"><p class=\"heuristic\"><strong>" +
-                    "rollout: a heuristic, not an explanation.</strong>") != std::string::npos);
-    CHECK(html.find(std::string("<figure class=\"heatmap rollout\" data-type=\"") + key) !=
-          std::string::npos);
+    const json& m = data["sentences"][0]["attention"][key];
+    CHECK(m["rollout"] == true);
+    CHECK(m["layers"] == json({"rollout"}));
+    const auto kind = std::find_if(data["kinds"].begin(), data["kinds"].end(),
+                                   [&](const json& k) { return k["type"] == key; });
+    REQUIRE(kind != data["kinds"].end());
+    CHECK((*kind)["of"] == rollout.second);
+    CHECK((*kind)["rollout"] == true);
   }
 }

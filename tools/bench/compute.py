@@ -12,22 +12,23 @@ machine:
     bandwidth (minimt_bench bandwidth).
 """
 
-import json
 import os
+
+from base_model import ensure_base_model
+from child_runs import PYTHON, REFERENCE, TORCH_ENV, last_json, log, median, run
 
 STEPS = {1: 128, 32: 32}
 
 
-def compute_types_here(h, minimt, model):
-    info = h.run([minimt, "info", "-m", model]).stdout
+def compute_types_here(minimt, model):
+    info = run([minimt, "info", "-m", model]).stdout
     return ["float32", "int8"] + (["bf16"] if "bf16 (AVX512_BF16)" in info else [])
 
 
-def bench_compute(args, results, sentences, workdir, h):
-    """h: the run script's helpers (run, last_json, median, log, ensure_base_model, ...)."""
-    types = compute_types_here(h, args.minimt, args.model)
+def bench_compute(args, results, sentences, workdir):
+    types = compute_types_here(args.minimt, args.model)
     repeats = 2 if args.quick else 3
-    base = h.ensure_base_model(args)
+    base = ensure_base_model(args)
     out = {"types": types, "repeats": repeats, "base_model": base, "steps": {}, "heldout": {},
            "oneshot": {}}
 
@@ -35,14 +36,14 @@ def bench_compute(args, results, sentences, workdir, h):
     for r in range(repeats):
         for batch in (1, 32):
             for t in types:
-                h.log("compute: base model, %s, batch %d, %d steps x 5 (%d/%d)"
+                log("compute: base model, %s, batch %d, %d steps x 5 (%d/%d)"
                       % (t, batch, STEPS[batch], r + 1, repeats))
                 cmd = [args.bench, "steps", base, str(batch), str(STEPS[batch]), t]
-                steps.setdefault((t, batch), []).append(h.last_json(h.run(cmd).stdout))
+                steps.setdefault((t, batch), []).append(last_json(run(cmd).stdout))
     for (t, batch), rs in steps.items():
         out["steps"]["%s-b%d" % (t, batch)] = {
-            "ms_per_step": h.median([x["ms_per_step"] for x in rs]),
-            "cpu_ms_per_step": h.median([1000.0 / x["cpu_steps_per_second"] for x in rs]),
+            "ms_per_step": median([x["ms_per_step"] for x in rs]),
+            "cpu_ms_per_step": median([1000.0 / x["cpu_steps_per_second"] for x in rs]),
             "weight_bytes_per_step": rs[0]["weight_bytes_per_step"],
             "gemm_flops_per_step": rs[0]["gemm_flops_per_step"],
             "command": [args.bench, "steps", "BASE", str(batch), str(STEPS[batch]), t]}
@@ -54,51 +55,51 @@ def bench_compute(args, results, sentences, workdir, h):
     for r in range(repeats):
         for threads in (1, 2):
             for t in types:
-                h.log("compute: %d held-out sentences, %s, %d thread(s) (%d/%d)"
+                log("compute: %d held-out sentences, %s, %d thread(s) (%d/%d)"
                       % (len(sentences), t, threads, r + 1, repeats))
                 output = os.path.join(workdir, "compute-%s.txt" % t)
                 cmd = [args.minimt, "translate", "-m", args.model, "-i", input_path, "-o", output,
                        "-q", "--threads", str(threads), "--batch-size", "16",
                        "--compute-type", t]
-                runs.setdefault((t, threads), []).append(h.run(cmd))
+                runs.setdefault((t, threads), []).append(run(cmd))
                 with open(output, encoding="utf-8") as f:
                     texts[t] = f.read().splitlines()
     for (t, threads), rs in runs.items():
-        wall = h.median([x.wall for x in rs])
+        wall = median([x.wall for x in rs])
         out["heldout"]["%s-%dt" % (t, threads)] = {
-            "median_seconds": wall, "median_cpu_seconds": h.median([x.cpu for x in rs]),
+            "median_seconds": wall, "median_cpu_seconds": median([x.cpu for x in rs]),
             "sentences_per_second": len(sentences) / wall,
             "identical_to_float32": sum(a == b for a, b in zip(texts[t], texts["float32"])),
             "sentences": len(sentences)}
 
     sentence = sentences[0]
-    torch_cmd = [h.PYTHON, h.REFERENCE, "translate", "--model", args.model, "--threads", "1",
+    torch_cmd = [PYTHON, REFERENCE, "translate", "--model", args.model, "--threads", "1",
                  "--skip-blank", sentence]
     oneshot = {}
-    h.run(torch_cmd, env_extra=h.TORCH_ENV)  # untimed: both read the model from the page cache
+    run(torch_cmd, env_extra=TORCH_ENV)  # untimed: both read the model from the page cache
     for r in range(3 if args.quick else 9):
-        h.log("compute: one sentence, whole process (%d)" % (r + 1))
+        log("compute: one sentence, whole process (%d)" % (r + 1))
         for t in types:
             cmd = [args.minimt, "translate", "-m", args.model, "--compute-type", t, sentence]
-            oneshot.setdefault(t, []).append(h.run(cmd))
-        oneshot.setdefault("pytorch", []).append(h.run(torch_cmd, env_extra=h.TORCH_ENV))
+            oneshot.setdefault(t, []).append(run(cmd))
+        oneshot.setdefault("pytorch", []).append(run(torch_cmd, env_extra=TORCH_ENV))
     for name, rs in oneshot.items():
-        out["oneshot"][name] = {"median_seconds": h.median([x.wall for x in rs]),
-                                "median_cpu_seconds": h.median([x.cpu for x in rs]),
+        out["oneshot"][name] = {"median_seconds": median([x.wall for x in rs]),
+                                "median_cpu_seconds": median([x.cpu for x in rs]),
                                 "output": rs[-1].stdout.strip()}
 
-    h.log("compute: vpdpbusd and FMA peaks, read bandwidth")
+    log("compute: vpdpbusd and FMA peaks, read bandwidth")
     try:
-        out["peak"] = h.last_json(h.run([args.bench, "peak"]).stdout)
+        out["peak"] = last_json(run([args.bench, "peak"]).stdout)
     except RuntimeError as e:  # no VNNI here
         out["peak"] = {"error": str(e).splitlines()[0]}
     out["read_bandwidth_gbs"] = max(
-        h.last_json(h.run([args.bench, "bandwidth"]).stdout)["read_bandwidth_gbs"]
+        last_json(run([args.bench, "bandwidth"]).stdout)["read_bandwidth_gbs"]
         for _ in range(2))
     results["compute"] = out
 
 
-def report_compute(c, add, targets, fmt):
+def report_compute(c, add, targets):
     types = c["types"]
     add("")
     add("### Compute types (float32, int8, bf16), side by side")

@@ -232,9 +232,8 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
-  minimt::cli::ensure_fast_blas_kernels(argv);
+  minimt::cli::prepare_blas_environment();
   minimt::cli::keep_freed_memory();
-  minimt::set_blas_threads(1);
   std::string command = argc > 1 ? argv[1] : "";
   try {
     if (command == "sgemm") return bench_sgemm(argc > 2 ? std::atoi(argv[2]) : 512);

@@ -1,20 +1,15 @@
 """Reads a Hugging Face MarianMTModel directory: its JSON files and its weights.
 
-Weights come from model.safetensors (read here with numpy, no safetensors package) or from
-pytorch_model.bin (torch.load with weights_only=True: tensors only, no arbitrary pickles).
+Weights come from model.safetensors (tools/common/safetensors_file.py: numpy, no safetensors
+package) or from pytorch_model.bin (torch.load with weights_only=True: tensors only, no
+arbitrary pickles).
 Every tensor is returned as a float32 numpy array; F16 and BF16 widen exactly.
 """
 import json
 import os
-import struct
 
-import numpy as np
-
+import safetensors_file
 from errors import ConversionError
-
-SAFETENSORS_DTYPES = {"F32": (np.float32, 4), "F16": (np.float16, 2), "BF16": (np.uint16, 2),
-                      "F64": (np.float64, 8)}
-MAX_HEADER = 100 << 20
 
 
 def read_json(path, required=True):
@@ -29,42 +24,11 @@ def read_json(path, required=True):
         raise ConversionError(path, "is not valid JSON (%s)" % e)
 
 
-def _bf16_to_f32(raw):
-    return (raw.astype(np.uint32) << 16).view(np.float32)
-
-
 def read_safetensors(path):
-    size = os.path.getsize(path)
-    with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8:
-            raise ConversionError(path, "is too short for a safetensors file")
-        (n,) = struct.unpack("<Q", head)
-        if n > MAX_HEADER or 8 + n > size:
-            raise ConversionError(path, "has a header length (%d) past the file" % n)
-        try:
-            header = json.loads(f.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ConversionError(path, "has a header that is not JSON (%s)" % e)
-    body = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + n)
-    tensors = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = info.get("dtype")
-        if dtype not in SAFETENSORS_DTYPES:
-            raise ConversionError(path, "tensor %s has dtype %s; the converter reads F32, F16, "
-                                        "BF16 and F64" % (name, dtype))
-        np_type, width = SAFETENSORS_DTYPES[dtype]
-        shape = [int(d) for d in info["shape"]]
-        begin, end = info["data_offsets"]
-        count = int(np.prod(shape)) if shape else 1
-        if not 0 <= begin <= end <= len(body) or end - begin != count * width:
-            raise ConversionError(path, "tensor %s has data_offsets outside the file" % name)
-        raw = np.frombuffer(body[begin:end], dtype=np_type)
-        values = _bf16_to_f32(raw) if dtype == "BF16" else raw.astype(np.float32)
-        tensors[name] = values.reshape(shape)
-    return tensors
+    try:
+        return safetensors_file.read_safetensors(path)
+    except safetensors_file.SafetensorsError as e:
+        raise ConversionError(e.path, e.what)
 
 
 def read_pytorch_bin(path):

@@ -1,45 +1,19 @@
-"""Writes the converted model directory: config.json, model.safetensors, the tokenizers."""
+"""The converted model directory is staged beside OUT_DIR and replaces it only when complete
+(model.safetensors itself is written by tools/common/safetensors_file.py)."""
 import json
 import os
 import shutil
-import struct
 import tempfile
 
-import numpy as np
-
-DTYPES = {"F32": np.float32, "F16": np.float16}
+import safetensors_file
 
 
-def _tensor_bytes(value, dtype):
-    value = np.ascontiguousarray(value, dtype=np.float32)
-    if dtype == "BF16":  # round to nearest even, as torch does
-        bits = value.view(np.uint32).astype(np.uint64)
-        rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-        return rounded.astype(np.uint16).tobytes()
-    return value.astype(DTYPES[dtype]).tobytes()
-
-
-def write_safetensors(path, tensors, dtype, keep_f32=(), metadata=None):
-    """{name: float32 array} -> a safetensors file; tensors in keep_f32 stay F32."""
-    header, blobs, offset = {}, [], 0
-    if metadata:
-        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
-    for name in sorted(tensors):
-        kind = "F32" if name in keep_f32 else dtype
-        data = _tensor_bytes(tensors[name], kind)
-        if kind == "F16" and not np.all(np.isfinite(np.frombuffer(data, np.float16))):
-            raise ValueError("tensor %s does not fit in F16 (values past 65504)" % name)
-        header[name] = {"dtype": kind, "shape": list(tensors[name].shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for data in blobs:
-            f.write(data)
+def check_paths(hf_dir, out_dir):
+    """OUT_DIR must not be HF_DIR or hold it: the conversion would replace its own input."""
+    hf, out = os.path.realpath(hf_dir), os.path.realpath(out_dir)
+    if hf == out or hf.startswith(out + os.sep):
+        raise FileExistsError("%s: would replace the model being converted (%s)"
+                              % (out_dir, hf_dir))
 
 
 class StagedDirectory:
@@ -65,3 +39,14 @@ class StagedDirectory:
 
     def abandon(self):
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def write_weights_and_config(stage, tensors, config, args):
+    """model.safetensors (final_logits_bias kept F32: -1e9 does not fit F16) and config.json."""
+    safetensors_file.write_safetensors(
+        stage.file("model.safetensors"), tensors, args.dtype, keep_f32={"final_logits_bias"},
+        metadata={"converted_from": os.path.abspath(args.hf_dir),
+                  "converter": "tools/convert_hf.py"})
+    with open(stage.file("config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=1)
+        f.write("\n")

@@ -3,7 +3,8 @@
 
 By default it runs the C++ engine once, `MINIMT translate --model MODEL -q`, with every
 English sentence of DATA on stdin (one per line in, one translation per line out).
-With --pytorch it decodes greedily with tools/reference/minimt_model.py instead (no binary needed).
+With --pytorch it decodes greedily with the PyTorch reference (tools/reference/pytorch_reference)
+instead (no binary needed).
 
 chrF is computed here: character n-grams of orders 1..6 with spaces removed, match
 counts summed over the whole corpus per order, then the F-beta score (beta = 2) of each
@@ -71,7 +72,8 @@ def translate_pytorch(model_dir, sentences, batch=200):
     import sentencepiece as spm
     import torch
     sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
-    from minimt_model import load_model
+    from pytorch_reference.model.files import load_model
+    from pytorch_reference.search.greedy import greedy
     torch.set_num_threads(2)
     model, config = load_model(model_dir)
     sp_src = spm.SentencePieceProcessor(model_file=os.path.join(model_dir, config["tokenizer"]["source"]))
@@ -83,7 +85,7 @@ def translate_pytorch(model_dir, sentences, batch=200):
         src = torch.full((len(ids), max(len(s) for s in ids)), pad, dtype=torch.long)
         for r, s in enumerate(ids):
             src[r, :len(s)] = torch.tensor(s)
-        for res in model.greedy(src, 64, src_pad_mask=src.eq(pad)):
+        for res in greedy(model, src, 64, src_pad_mask=src.eq(pad)):
             out.append(sp_tgt.decode([t for t in res["ids"] if t != eos]))
     return out
 
@@ -93,7 +95,7 @@ def main():
     ap.add_argument("--minimt", default=os.path.join(ROOT, "build", "minimt"))
     ap.add_argument("--model", default=os.path.join(ROOT, "models", "en-fr"))
     ap.add_argument("--data", default=os.path.join(ROOT, "tools", "model", "data", "heldout.tsv"))
-    ap.add_argument("--pytorch", action="store_true", help="decode with tools/reference/minimt_model.py, not minimt")
+    ap.add_argument("--pytorch", action="store_true", help="decode with the PyTorch reference, not minimt")
     ap.add_argument("--errors", type=int, default=10, help="how many errors to show")
     ap.add_argument("--min-exact", type=float, help="exit 1 when exact match %% is below this")
     args = ap.parse_args()
@@ -109,7 +111,7 @@ def main():
     refs = [f for _, f in pairs]
     t0 = time.time()
     if args.pytorch:
-        engine = "PyTorch (tools/reference/minimt_model.py greedy)"
+        engine = "PyTorch (tools/reference/pytorch_reference greedy)"
         hyps = translate_pytorch(args.model, sources)
     else:
         engine = os.path.relpath(args.minimt, ROOT) if args.minimt.startswith(ROOT) else args.minimt

@@ -18,7 +18,7 @@ S: sure gold links, P: sure and possible):
   precision  |A∩P| / |A|
   recall     |A∩S| / |S|
   content    recall of the sure links of content words (nouns, adjectives, verbs, professions:
-             corpus.content_words())
+             toy_corpus.content_words())
   unlinked   the share of English content words minimt links to nothing
 
 Usage: tools/model/evaluate_alignment.py [--minimt build/minimt] [--model models/en-fr]
@@ -37,7 +37,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "model"))
-import corpus  # noqa: E402
+import toy_corpus  # noqa: E402
 
 RULES = ["best-source", "best-target", "intersection", "union", "grow-diag-final"]
 
@@ -174,15 +174,15 @@ def main():
     ap.add_argument("--max-aer", type=float, help="exit 1 if an AER (a fraction) is above this")
     args = ap.parse_args()
 
-    pairs = corpus.read_tsv(args.data)
-    gold = read_gold(args.gold or corpus.gold_path(args.data))
+    pairs = toy_corpus.read_tsv(args.data)
+    gold = read_gold(args.gold or toy_corpus.gold_path(args.data))
     if len(gold) != len(pairs):
         sys.exit(f"{len(gold)} gold lines for {len(pairs)} sentence pairs")
     if args.limit:
         pairs, gold = pairs[:args.limit], gold[:args.limit]
     with open(os.path.join(args.model, "config.json"), encoding="utf-8") as f:
         config = json.load(f)
-    content = corpus.content_words()
+    content = toy_corpus.content_words()
     results = []
     for rule, layer, heads in configurations(args, config["decoder_layers"], config["num_heads"]):
         output = run_minimt(args.minimt, args.model, pairs, rule, layer, heads, args.mode)

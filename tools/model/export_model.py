@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Exports a training checkpoint (tools/model/train.py) to a model directory of format v1.
 
-Writes OUT/config.json and OUT/model.safetensors with tools/reference/minimt_model.py's save_model,
-copies WORKDIR/data/source.spm and target.spm to OUT, and checks that the config's
-vocabulary sizes and special tokens agree with the tokenizers, then reloads the result.
+Writes OUT/config.json and OUT/model.safetensors with the PyTorch reference's save_model
+(tools/reference/pytorch_reference/model/files.py), copies WORKDIR/data/source.spm and
+target.spm to OUT, and checks that the config's vocabulary sizes and special tokens agree with
+the tokenizers, then reloads the result.
 
 Usage: tools/model/export_model.py [--workdir /var/tmp/minimt-train] [--out models/en-fr] [--dtype F32]
 """
@@ -16,7 +17,8 @@ import sentencepiece as spm
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
-from minimt_model import MinimtTransformer, load_model, save_model  # noqa: E402
+from pytorch_reference.model.files import load_model, save_model  # noqa: E402
+from pytorch_reference.model.transformer import MinimtTransformer  # noqa: E402
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Trains minimt's toy English->French Transformer (format v1, post-norm, sinusoidal
-positions, scaled embeddings, tied decoder output) with tools/reference/minimt_model.py.
+positions, scaled embeddings, tied decoder output) with the PyTorch reference
+(tools/reference/pytorch_reference).
 
 Reads WORKDIR/data/{train,dev}.tsv and WORKDIR/data/{source,target}.spm (made by
 tools/model/corpus.py and tools/model/build_tokenizers.py), writes WORKDIR/checkpoint.pt every
@@ -32,7 +33,9 @@ import torch.nn.functional as F  # noqa: E402
 import sentencepiece as spm  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
-from minimt_model import MinimtTransformer, make_config  # noqa: E402
+from pytorch_reference.model.config import make_config  # noqa: E402
+from pytorch_reference.model.transformer import MinimtTransformer  # noqa: E402
+from pytorch_reference.search.greedy import greedy  # noqa: E402
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 
@@ -100,7 +103,7 @@ def greedy_translate(model, sp_src, sp_tgt, sentences, batch=200, max_length=64)
         src = torch.full((len(ids), s_len), PAD, dtype=torch.long)
         for r, s in enumerate(ids):
             src[r, :len(s)] = torch.tensor(s)
-        results = model.greedy(src, max_length, src_pad_mask=src.eq(PAD))
+        results = greedy(model, src, max_length, src_pad_mask=src.eq(PAD))
         for res in results:
             toks = [t for t in res["ids"] if t != EOS]
             out.append(sp_tgt.decode(toks))

@@ -12,18 +12,22 @@
 
 namespace minimt {
 
-// Which parts of the attention to keep. Empty layers or heads mean all of them; a negative
-// layer counts from the end (-1 is the last layer of each stack).
+// Which parts of the attention to keep. Empty types, layers or heads mean all of them; a
+// negative layer counts from the end (-1 is the last layer of each stack).
 struct DumpSelection {
-  bool encoder = true, decoder = true, cross = true;
+  std::vector<std::string> types;  // dump_schema.h's type names ("encoder", "cross", ...)
   std::vector<int> layers, heads;
   std::string masked_heads;  // --mask-heads as "cross:2:1,...": written as "masked_heads"
   bool rollout = false;      // --rollout: each sentence's encoder_rollout and cross_rollout
 };
 
+// Throws Error naming a layer or head the selection asks for and the model does not have.
+void check_dump_selection(const DumpSelection& selection, const ModelConfig& config);
+
 class AttentionDumpWriter {
  public:
-  // Checks the selection against the model and writes the document's opening.
+  // Checks the selection against the model (check_dump_selection) and writes the document's
+  // opening.
   AttentionDumpWriter(std::ostream& out, const Model& model, DumpSelection selection = {});
   void add(const Translation& translation);  // needs translation.attention unless it failed
   void finish();                             // closes the document; called once

@@ -1,9 +1,11 @@
 // Renders an attention dump (dump_reader.h reads it) as one self-contained HTML page: for each
 // sentence, a grid of heatmaps per attention type (encoder self-attention, decoder masked
 // self-attention, cross-attention), one per layer and head, drawn on canvases by the page's
-// inline script. No network access, no external scripts or fonts. Also as static SVG.
+// inline script. No network access, no external scripts or fonts. Also as static SVG. The page
+// itself (HTML, style, script, colour scales) is src/app/view/; the C++ side writes its data.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -16,7 +18,7 @@ namespace minimt {
 struct ViewOptions {
   std::string title;           // empty: "minimt attention" and the model
   std::vector<int> sentences;  // 1-based numbers of the sentences to show; empty: all
-  std::string preface;         // HTML put above the sentences (minimt heads' grid of heads)
+  nlohmann::json heads;        // minimt heads' analysis, shown above the sentences (head_page.h)
 };
 
 struct ViewSummary {
@@ -27,8 +29,8 @@ struct ViewSummary {
 };
 
 // Writes the page (attention_page.cpp). Throws Error if a requested sentence number is not in
-// the dump. The page embeds each type's weights with encode_weights; decoder self-attention
-// keeps only the lower triangle (row i: keys 0..i), the rest being the causal mask.
+// the dump. The page's data holds each type's weights as encode_weights writes them; decoder
+// self-attention keeps only the lower triangle (row i: keys 0..i), the rest being the causal mask.
 ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
                                  const ViewOptions& options = {});
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "minimt/app/line_reader.h"
+#include "minimt/app/line_source.h"
 #include "minimt/app/translator.h"
 
 namespace minimt {
@@ -34,16 +34,10 @@ struct BatchCallbacks {
   std::function<bool(LineBatch&)> write;
 };
 
-// Translates every line of `reader` until its end or until a callback stops the run. When the
-// input is not a regular file (a pipe, a terminal), a batch is handed over as soon as no further
-// line is available right away, so interactive use gets each answer promptly. Every batch has
-// the same lines whatever the thread count, and the output does not depend on it. Throws what
-// the callbacks or the reader throw, after every thread has ended.
-void translate_lines(const Translator& translator, LineReader& reader, const BatchOptions& options,
+// Translates every line of `lines` until their end or until a callback stops the run; the
+// output does not depend on the thread count. Throws what the callbacks or the source throw,
+// after every thread has ended.
+void translate_lines(const Translator& translator, LineSource& lines, const BatchOptions& options,
                      const BatchCallbacks& callbacks);
-
-// The same for lines given in memory (e.g. command-line arguments), numbered from 1.
-void translate_lines(const Translator& translator, const std::vector<std::string>& lines,
-                     const BatchOptions& options, const BatchCallbacks& callbacks);
 
 }  // namespace minimt

@@ -1,8 +1,10 @@
-// minimt heads --view: one self-contained page (the attention page, attention_view.h, with a
-// preface): a layers x heads grid per attention type coloured by importance, each cell with
-// its statistics, above the heatmaps of a few example sentences from the unmasked model.
+// minimt heads --view: one self-contained page (the attention page, attention_view.h, with the
+// analysis in its data): a layers x heads grid per attention type coloured by importance, each
+// cell with its statistics, above the heatmaps of a few example sentences from the unmasked
+// model. The page's script draws the grid (src/app/view/heads_grid.js).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,17 +21,13 @@ namespace minimt {
 AttentionDump record_examples(const Translator& translator, const std::vector<SentencePair>& pairs,
                               int count);
 
-// The cell colour of an importance: `delta` (the change in log-probability per token) over
-// `scale` (the largest |delta| of the run), red below 0 (masking costs), blue above, white at 0.
-struct Rgb {
-  int r = 255, g = 255, b = 255;
-};
-Rgb importance_colour(double delta, double scale);
+// The analysis as the page's data "heads": the counts, log_prob_per_token, exact_match (when
+// measured), "ranked": the heads most important first, each {type, layer, head} with the
+// numbers head_numbers names (head_report.h), and "prune": the pruning curve. Numbers that are
+// not finite are the strings "inf", "-inf", "nan" or "-nan", as printf writes them.
+nlohmann::json head_page_data(const HeadAnalysis& analysis);
 
-// The grids, one per attention type, and the pruning curve when there is one (HTML).
-std::string head_grid_html(const HeadAnalysis& analysis, int examples);
-
-// The page: head_grid_html, then the examples' heatmaps.
+// The page: the analysis, then the examples' heatmaps.
 ViewSummary write_head_page(const HeadAnalysis& analysis, const AttentionDump& examples,
                             std::ostream& out);
 

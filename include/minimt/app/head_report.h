@@ -1,11 +1,19 @@
 // minimt heads' output: an aligned text table sorted by importance, JSON Lines or CSV.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "minimt/app/head_analysis.h"
 
 namespace minimt {
+
+// The numbers of one head, named and in the order of every format (the page's data too):
+// delta_log_prob, delta_exact_match, entropy, max_weight, same, previous, first, eos,
+// alignment_agreement; nullopt where the analysis has none.
+std::vector<std::pair<const char*, std::optional<double>>> head_numbers(const HeadResult& h);
 
 std::string head_table_text(const HeadAnalysis& analysis);
 std::string head_table_jsonl(const HeadAnalysis& analysis);

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "minimt/engine/architecture.h"
+
 namespace minimt {
 
 struct AttentionRecord {
@@ -18,6 +20,20 @@ struct AttentionRecord {
   // One entry per decoder step t (T in all): the row the step's query produced.
   std::vector<std::vector<float>> decoder_self_steps;  // step t: [Ld][H][t+1]; or none
   std::vector<std::vector<float>> cross_steps;         // step t: [Ld or 1][H][S]
+
+  // An empty record for a sentence of source_length pieces in a model of this architecture,
+  // for the passes to fill; cross_only_layer >= 0 keeps only that decoder layer's cross
+  // attention.
+  static AttentionRecord for_sentence(const Architecture& a, int source_length,
+                                      int cross_only_layer = -1) {
+    AttentionRecord record;
+    record.encoder_layers = a.encoder_layers;
+    record.decoder_layers = a.decoder_layers;
+    record.heads = a.num_heads;
+    record.source_length = source_length;
+    record.cross_only_layer = cross_only_layer;
+    return record;
+  }
 
   int steps() const { return static_cast<int>(cross_steps.size()); }
   bool keeps_everything() const { return cross_only_layer < 0; }

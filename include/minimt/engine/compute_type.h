@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "minimt/engine/packed_gemm.h"
+#include "minimt/engine/kernel_registry.h"
 
 namespace minimt {
 
@@ -18,15 +18,5 @@ std::string to_string(ComputeType type);
 ComputeType parse_compute_type(const std::string& word);
 // Empty when this CPU runs `type`; otherwise one sentence saying what it lacks.
 std::string compute_type_unsupported_reason(ComputeType type);
-
-// The int8 product kernel this CPU runs: VNNI (AVX-512 vpdpbusd), AVX2 (vpmaddubsw), or portable
-// C++. All three compute the same int32 sums, so they give bit-identical results.
-enum class Int8Kernel { kGeneric, kAvx2, kAvx512Vnni };
-std::string to_string(Int8Kernel kernel);
-bool int8_kernel_supported(Int8Kernel kernel);
-Int8Kernel best_int8_kernel();
-// The int8 kernel of the same instruction set as a float kernel (how MINIMT_KERNELS picks one):
-// avx512 -> VNNI (AVX2 without VNNI), avx2 -> AVX2, generic and openblas -> portable.
-Int8Kernel int8_kernel_matching(LinearKernel kernel);
 
 }  // namespace minimt

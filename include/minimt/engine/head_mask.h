@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "minimt/base/enum_names.h"
+
 namespace minimt {
 
 enum class AttentionKind { kEncoder, kDecoder, kCross };
@@ -32,6 +34,10 @@ class HeadMask {
   std::vector<char> encoder_, decoder_, cross_;  // [layers][heads]
 };
 
+inline constexpr EnumName<AttentionKind> kAttentionKindNames[] = {
+    {"encoder", AttentionKind::kEncoder},
+    {"decoder", AttentionKind::kDecoder},
+    {"cross", AttentionKind::kCross}};
 const char* kind_name(AttentionKind kind);  // "encoder", "decoder", "cross"
 
 }  // namespace minimt

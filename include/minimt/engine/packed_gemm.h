@@ -14,21 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "minimt/engine/kernel_registry.h"
+
 namespace minimt {
-
-// Who computes the Linear layers. kOpenblas packs nothing: every product goes to sgemm, whose
-// blocking (and so its rounding) depends on the number of rows.
-enum class LinearKernel { kOpenblas, kGeneric, kAvx2, kAvx512 };
-
-std::string to_string(LinearKernel kernel);
-// "openblas", "generic", "avx2" or "avx512"; throws Error naming the accepted words otherwise.
-LinearKernel parse_linear_kernel(const std::string& word);
-// As parse_linear_kernel, but "" and "auto" mean best_linear_kernel() (how MINIMT_KERNELS reads).
-LinearKernel choose_linear_kernel(const std::string& word);
-// Whether this CPU can run the kernel (the generic one and OpenBLAS run everywhere).
-bool linear_kernel_supported(LinearKernel kernel);
-// The fastest kernel this CPU runs: avx512, else avx2, else (x86) openblas or (elsewhere) generic.
-LinearKernel best_linear_kernel();
 
 // Uninitialised float storage for packed weights, in one block so that the kernel can back it
 // with huge pages: a few page faults at load instead of thousands.

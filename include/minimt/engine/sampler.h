@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "minimt/engine/search.h"
@@ -29,7 +28,7 @@ class TokenSampler {
  private:
   SamplingOptions options_;
   uint64_t state_;
-  std::vector<std::pair<float, int>> ranked_;  // (logit, id), most likely first
+  std::vector<int> ranked_;  // token ids, most likely first
   std::vector<double> weights_;
 };
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "minimt/base/enum_names.h"
 #include "minimt/engine/packed_gemm.h"
 
 namespace minimt {
@@ -22,6 +23,9 @@ int64_t element_count(const Shape& shape);
 
 // How a tensor is stored in its file (inline tensors and owned buffers are kF32).
 enum class DType { kF32, kF16, kBf16, kI8 };
+// As safetensors headers name them.
+inline constexpr EnumName<DType> kDTypeNames[] = {
+    {"F32", DType::kF32}, {"F16", DType::kF16}, {"BF16", DType::kBf16}, {"I8", DType::kI8}};
 std::string to_string(DType dtype);
 size_t dtype_bytes(DType dtype);
 

@@ -7,6 +7,12 @@
 
 namespace minimt::kernels {
 
+// Packs rows [columns, k] (row-major) into one panel at out ([k][32]), zeros past `columns`.
+void pack_panel_generic(const float* rows, int columns, int k, float* out);
+#if defined(__x86_64__)
+void pack_panel_avx2(const float* rows, int columns, int k, float* out);
+#endif
+
 void packed_linear_generic(const PackedMatrix& weight, const float* bias, const float* x, int m,
                            int ldx, float* y);
 #if defined(__x86_64__)

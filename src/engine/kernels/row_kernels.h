@@ -5,6 +5,8 @@
 //     summed by reduce_lanes(); peak + logf(sum).
 //   layer_norm: sum and then squared deviations in kNormLanes lanes the same way (padding adds
 //     exactly 0), reduced by reduce_lanes(); then (x - mean) * inverse * weight + bias.
+//   rms_norm (T5's norm, format v2): squares in kNormLanes lanes the same way (padding adds
+//     exactly 0), reduced by reduce_lanes(), divided by dim; then (x * inverse) * weight.
 // The x86 ones are built only on x86-64 (see CMakeLists.txt).
 #pragma once
 
@@ -27,14 +29,11 @@ constexpr float kLn2High = 0.693359375f, kLn2Low = -2.12194440e-4f;
 constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
                                4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
-// One multiply-add rounded once where the target has it in hardware (as the vector kernels
-// do); elsewhere (an x86 without FMA, where std::fma is a slow library call) rounded twice.
+// One multiply-add rounded once, as the vector kernels' FMA does, so the generic kernels give
+// their bits on every CPU (where the target has no FMA instruction, std::fma is a library call:
+// slower, still exact).
 inline float fused(float a, float b, float c) {
-#ifdef FP_FAST_FMAF
   return std::fma(a, b, c);
-#else
-  return a * b + c;
-#endif
 }
 
 // The scalar twin of the vector exp in row_kernels_avx512.cpp and row_kernels_avx2.cpp.
@@ -64,13 +63,16 @@ inline float reduce_lanes(float* lanes, int count) {
 float log_sum_exp_generic(const float* row, int length, float peak);
 void layer_norm_row_generic(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_generic(const float* row, int length);
+void rms_norm_row_generic(float* row, int dim, const float* weight, float eps);
 #if defined(__x86_64__)
 float log_sum_exp_avx2(const float* row, int length, float peak);
 void layer_norm_row_avx2(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_avx2(const float* row, int length);
+void rms_norm_row_avx2(float* row, int dim, const float* weight, float eps);
 float log_sum_exp_avx512(const float* row, int length, float peak);
 void layer_norm_row_avx512(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_avx512(const float* row, int length);
+void rms_norm_row_avx512(float* row, int dim, const float* weight, float eps);
 #endif
 
 }  // namespace minimt::kernels
@@ -83,10 +85,9 @@ struct RowKernels {
   float (*row_max)(const float* row, int length);
   float (*log_sum_exp)(const float* row, int length, float peak);
   void (*layer_norm_row)(float* row, int dim, const float* weight, const float* bias, float eps);
+  void (*rms_norm_row)(float* row, int dim, const float* weight, float eps);
 };
 
-// The fastest set this CPU runs (chosen once), and every set it runs, fastest first.
-const RowKernels& row_kernels();
-std::vector<RowKernels> supported_row_kernels();
+// Chosen in the kernel registry (kernel_table.h).
 
 }  // namespace minimt::kernels

@@ -1,0 +1,122 @@
+// Request: one run of minimt translate or minimt score as plain data: what to translate, how to
+// search, what to record and how to write it. A front end fills it (the CLI from its flags; a
+// server from JSON whose fields are named like the long flags: beam_size, n_best, ...), then
+// check_request and plan_request (request_plan.h) validate it and derive the run's options,
+// each once, and run_request (request_run.h) runs it. The lines themselves come from a
+// LineSource (batch_runner.h), not from the request.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "minimt/base/enum_names.h"
+#include "minimt/base/error.h"
+
+namespace minimt {
+
+// What a line is: a source to translate, or SOURCE<TAB>TARGET to score (teacher forcing).
+enum class RequestKind { kTranslate, kScore };
+
+// The records: text (a translation, or a score, per line) or JSON Lines (output_record.h).
+enum class OutputFormat { kText, kJsonl };
+inline constexpr EnumName<OutputFormat> kOutputFormatNames[] = {{"text", OutputFormat::kText},
+                                                                {"jsonl", OutputFormat::kJsonl}};
+
+// How to search (translate only: score feeds the given target).
+struct SearchSettings {
+  int max_length = 256;         // output tokens, eos included; capped at max_positions
+  int beam_size = 1;            // 1: greedy search (or sampling)
+  std::optional<int> n_best;    // set: every record lists this many hypotheses, best first
+  float length_penalty = 0.0f;  // rank finished hypotheses by score / length^length_penalty
+  std::string prefix;           // forced start of every translation (target text)
+  bool prefix_column = false;   // lines are SOURCE<TAB>PREFIX: a line's own start wins
+  bool sample = false;          // draw each token instead of searching
+  float temperature = 1.0f;
+  int top_k = 0;                 // 0: every token
+  float top_p = 1.0f;            // 1: no cut
+  std::optional<uint64_t> seed;  // sampling; unset: complete_seed draws one
+};
+
+// What to record besides the translation.
+struct RecordSettings {
+  bool dump_attention = false;          // the attention as a dump, streamed (dump_schema.h)
+  bool view = false;                    // the attention as a page, rendered at the end
+  std::vector<std::string> dump_types;  // of the dump and page: encoder, decoder, cross; empty: all
+  std::vector<int> dump_layers;         // negative counts from the end; empty: all
+  std::vector<int> dump_heads;          // empty: all
+  bool rollout = false;                 // attention rollout in the dump and page
+  bool align = false;                   // each record gets its word alignment
+  int align_layer = -1;                 // the decoder layer it reads; negative from the end
+  std::vector<int> align_heads;         // the heads it averages; empty: all
+  std::string align_rule;               // alignment.h's names; empty: the default rule
+  int alternatives = 0;                 // the K most likely tokens at each output position
+  std::optional<std::string> mask_heads;  // TYPE:LAYER:HEAD,... (head_mask_spec.h); set: masked
+};
+
+struct Request {
+  RequestKind kind = RequestKind::kTranslate;
+  // Which model: the front end loads it (where models live is its business, the CLI reads
+  // --model and the environment); compute_type is float32, int8, bf16 or "" (the file's).
+  std::string model;
+  std::string compute_type;
+  SearchSettings search;
+  RecordSettings record;
+  OutputFormat format = OutputFormat::kText;
+  int threads = 0;         // worker threads; 0: one per core
+  int batch_size = 16;     // consecutive lines per batch, a thread's unit of work
+  bool fail_fast = false;  // stop after the first line that fails
+};
+
+// The values the fields may take; the CLI's option checks read the same numbers.
+namespace request_limits {
+inline constexpr int kMaxLength = 1 << 20;
+inline constexpr int kMaxBeamSize = 256;           // also the most n_best
+inline constexpr float kMaxLengthPenalty = 10.0f;  // and -10
+inline constexpr float kMinTemperature = 1e-3f, kMaxTemperature = 1e3f;
+inline constexpr int kMaxTopK = 1 << 20;
+inline constexpr float kMinTopP = 1e-6f;
+inline constexpr int kMaxAlternatives = 1000;
+inline constexpr int kMaxThreads = 1024;
+inline constexpr int kMaxBatchSize = 65536;
+inline constexpr long long kMaxLinesPerRound = 65536;  // threads times batch_size
+inline constexpr long long kMaxBeamsPerBatch = 65536;  // batch_size times beam_size
+}  // namespace request_limits
+
+// How messages name a field: as the CLI's option (--beam-size) or as a JSON field (beam_size).
+enum class FieldSpelling { kOption, kJson };
+std::string field_name(const std::string& field, FieldSpelling spelling);
+
+// A request that cannot run as given; field() is the field at fault, as Request names it
+// ("beam_size", "mask_heads"), and the message names it as the front end spells it.
+class RequestError : public Error {
+ public:
+  RequestError(std::string field, const std::string& message)
+      : Error(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// Everything that can be checked without the model: each value in its range, the combinations
+// that cannot run (n_best above beam_size, sampling with a beam, rollout with nothing to add
+// it to, too many lines or hypotheses at once). Throws RequestError.
+void check_request(const Request& request, FieldSpelling spelling = FieldSpelling::kOption);
+
+// Single values, for front ends that check as they parse (the CLI's option validators): the
+// problem with the value, or "" when it is fine. check_request applies the same checks.
+std::string dump_type_problem(const std::string& type);  // "'x' is not encoder, decoder or cross"
+std::string align_rule_problem(const std::string& rule);
+const char* default_align_rule();
+
+// A sampling request without a seed gets a fresh random one; true when it did, so that the
+// front end can tell the user (a run they liked can then be repeated).
+bool complete_seed(Request& request);
+
+// The worker threads a request runs: its own number, or one per core this process may use.
+int request_threads(const Request& request);
+
+}  // namespace minimt

@@ -1,0 +1,26 @@
+// RequestPlan: what a Request (request.h) means for a run against one model, every option
+// derived from it once: the translator's options, the alignment's and the dump selection.
+#pragma once
+
+#include "minimt/app/alignment.h"
+#include "minimt/app/attention_dump.h"
+#include "minimt/app/batch_runner.h"
+#include "minimt/app/request.h"
+#include "minimt/model/model.h"
+
+namespace minimt {
+
+struct RequestPlan {
+  Request request;             // as checked, with its seed when it samples
+  BatchOptions batch;          // threads resolved; what the translator records and keeps
+  AlignmentOptions alignment;  // with record.align: checked against the model
+  DumpSelection selection;     // of the dump and the page: checked against the model
+};
+
+// Checks the request (check_request), draws a seed when it samples without one, then checks it
+// against the model: the head mask (RequestError naming mask_heads), the alignment's layer and
+// heads and the dump selection (Error, as alignment.h and attention_dump.h say them).
+RequestPlan plan_request(const Request& request, const Model& model,
+                         FieldSpelling spelling = FieldSpelling::kOption);
+
+}  // namespace minimt

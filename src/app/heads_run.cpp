@@ -1,0 +1,90 @@
+// run_heads and write_heads_page (heads_run.h): the lines read into pairs, the analysis, its
+// table and its page.
+#include "minimt/app/heads_run.h"
+
+#include <unistd.h>
+
+#include "minimt/app/head_page.h"
+#include "minimt/app/head_report.h"
+#include "minimt/base/error.h"
+#include "minimt/base/utf8.h"
+
+namespace minimt {
+namespace {
+
+// The sentences the page draws below the grid of heads.
+constexpr int kPageExamples = 3;
+
+// source<TAB>reference lines, or sources alone (their greedy translations become the
+// references). A bad line is reported with its number and left out.
+std::vector<SentencePair> read_pairs(const Translator& translator, LineReader& reader,
+                                     const HeadsCallbacks& callbacks, long long& bad_lines) {
+  std::vector<SentencePair> pairs;
+  std::vector<size_t> untranslated;
+  std::string line;
+  while (reader.next(line) == LineReader::Status::kLine) {
+    if (find_invalid_utf8(line) >= 0) {
+      ++bad_lines;
+      if (callbacks.bad_line) callbacks.bad_line(reader.lines_read(), "invalid UTF-8");
+      continue;
+    }
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) untranslated.push_back(pairs.size());
+    pairs.push_back({line.substr(0, tab), tab == std::string::npos ? "" : line.substr(tab + 1)});
+  }
+  std::vector<std::string> sources;
+  for (size_t i : untranslated) sources.push_back(pairs[i].source);
+  if (!sources.empty()) {
+    std::vector<Translation> own = translator.translate(sources);
+    for (size_t k = 0; k < untranslated.size(); ++k) pairs[untranslated[k]].reference = own[k].text;
+  }
+  return pairs;
+}
+
+std::string table(const HeadAnalysis& analysis, HeadsFormat format) {
+  switch (format) {
+    case HeadsFormat::kJsonl:
+      return head_table_jsonl(analysis);
+    case HeadsFormat::kCsv:
+      return head_table_csv(analysis);
+    case HeadsFormat::kText:
+      break;
+  }
+  return head_table_text(analysis);
+}
+
+}  // namespace
+
+long long heads_passes(const HeadsRequest& request, const ModelConfig& c) {
+  const int heads = (c.encoder_layers + 2 * c.decoder_layers) * c.num_heads;
+  return 1 + heads + (request.prune_order ? heads + 1 : 0);
+}
+
+HeadsResult run_heads(std::shared_ptr<const Model> model, const HeadsRequest& request,
+                      LineReader& lines, const HeadsCallbacks& callbacks) {
+  const Translator translator(std::move(model));
+  HeadsResult result;
+  result.pairs = read_pairs(translator, lines, callbacks, result.bad_lines);
+  if (result.pairs.empty()) throw InputError("minimt heads: no sentence to analyse in the input");
+  HeadAnalysisOptions options;
+  options.translate = request.translate;
+  options.prune_order = request.prune_order;
+  options.batch_size = request.batch_size;
+  options.threads =
+      request.threads > 0 ? request.threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  options.progress = [&](const std::string&) {
+    if (callbacks.pass) callbacks.pass();
+  };
+  result.analysis = analyse_heads(translator, result.pairs, options);
+  result.table = table(result.analysis, request.format);
+  return result;
+}
+
+ViewSummary write_heads_page(std::shared_ptr<const Model> model, const HeadsResult& result,
+                             std::ostream& out) {
+  const Translator translator(std::move(model));
+  return write_head_page(result.analysis, record_examples(translator, result.pairs, kPageExamples),
+                         out);
+}
+
+}  // namespace minimt

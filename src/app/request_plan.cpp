@@ -1,0 +1,83 @@
+// plan_request: a Request's options for one model, each derived once (request_plan.h).
+#include "minimt/app/request_plan.h"
+
+#include <algorithm>
+
+#include "minimt/app/head_mask_spec.h"
+
+namespace minimt {
+namespace {
+
+// The alternatives the dump and the page keep at each output position: the page shows the
+// most likely tokens there when the mouse is over it.
+constexpr int kAlternativesDrawn = 5;
+
+// --mask-heads, parsed once: the translator's mask, and its text for the dump.
+std::shared_ptr<const HeadMask> head_mask(const Request& request, const ModelConfig& config,
+                                          FieldSpelling spelling) {
+  if (!request.record.mask_heads) return nullptr;
+  try {
+    return std::make_shared<const HeadMask>(parse_head_mask(*request.record.mask_heads, config));
+  } catch (const Error& e) {
+    throw RequestError("mask_heads", field_name("mask_heads", spelling) + ": " + e.what());
+  }
+}
+
+TranslateOptions translate_options(const Request& request) {
+  const SearchSettings& s = request.search;
+  const RecordSettings& r = request.record;
+  const bool drawn = r.dump_attention || r.view;
+  TranslateOptions t;
+  t.max_length = s.max_length;
+  t.record_attention = drawn || r.align;
+  t.beam_size = s.beam_size;
+  t.n_best = s.n_best.value_or(1);
+  t.keep_n_best = s.n_best.has_value();
+  t.record_n_best = r.align && s.n_best;  // each hypothesis its own alignment
+  t.length_penalty = s.length_penalty;
+  t.sampling = {s.sample, s.temperature, s.top_k, s.top_p};
+  t.seed = s.seed.value_or(0);
+  t.prefix = s.prefix;
+  t.columns = request.kind == RequestKind::kScore ? LineColumns::kSourceAndTarget
+              : s.prefix_column                   ? LineColumns::kSourceAndPrefix
+                                                  : LineColumns::kSource;
+  t.alternatives = std::max(r.alternatives, drawn ? kAlternativesDrawn : 0);
+  return t;
+}
+
+}  // namespace
+
+RequestPlan plan_request(const Request& request, const Model& model, FieldSpelling spelling) {
+  check_request(request, spelling);
+  RequestPlan plan;
+  plan.request = request;
+  complete_seed(plan.request);
+  const Request& checked = plan.request;
+  const RecordSettings& r = checked.record;
+  const ModelConfig& c = model.config();
+  plan.batch.threads = request_threads(checked);
+  plan.batch.batch_size = checked.batch_size;
+  plan.batch.translate = translate_options(checked);
+  plan.batch.translate.head_mask = head_mask(checked, c, spelling);
+
+  plan.alignment.layer = r.align_layer;
+  plan.alignment.heads = r.align_heads;
+  if (!r.align_rule.empty()) plan.alignment.rule = parse_align_rule(r.align_rule);
+  if (r.align) {
+    const int layer = check_alignment_options(plan.alignment, c.decoder_layers, c.num_heads);
+    // The alignment alone reads the attention: record only the cross attention it averages.
+    if (!r.dump_attention && !r.view) plan.batch.translate.record_cross_only = layer;
+  }
+
+  plan.selection.types = r.dump_types;
+  plan.selection.layers = r.dump_layers;
+  plan.selection.heads = r.dump_heads;
+  plan.selection.rollout = r.rollout;
+  // Written to the dump: its weights are those of the masked model.
+  if (plan.batch.translate.head_mask)
+    plan.selection.masked_heads = plan.batch.translate.head_mask->to_string();
+  if (r.dump_attention || r.view) check_dump_selection(plan.selection, c);
+  return plan;
+}
+
+}  // namespace minimt

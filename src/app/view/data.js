@@ -1,0 +1,78 @@
+// The page's data, as the C++ side writes it into #minimt-data (attention_page.cpp): the
+// sentences with their tokens and packed weights, the attention types ("kinds"), and for
+// minimt heads --view the analysis of the heads (data.heads). The other modules read it; only
+// matrices() here adds to it, the weights it unpacks.
+page.data = (function () {
+  var DATA = JSON.parse(document.getElementById('minimt-data').textContent);
+  // Per attention type (C++ writes them, from dump_schema.h and view_text.cpp): its names, the
+  // texts of its section, and which of a sentence's token lists are its rows, columns and the
+  // pieces right of the rows. Rollouts ("rollout": true) extend the type named by "of".
+  var KINDS = {};
+  DATA.kinds.forEach(function (k) { KINDS[k.type] = k; });
+
+  // ---- weights: base64 of little-endian IEEE half floats (encode_weights in half_float.cpp) ----
+  var HALF = null;
+  function halfTable() {
+    if (HALF) return HALF;
+    HALF = new Float32Array(65536);
+    for (var h = 0; h < 65536; h++) {
+      var sign = (h & 0x8000) ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
+      HALF[h] = e === 0 ? sign * m * Math.pow(2, -24)
+              : e === 31 ? (m ? NaN : sign * Infinity)
+              : sign * (1 + m / 1024) * Math.pow(2, e - 15);
+    }
+    return HALF;
+  }
+  function decode(b64) {
+    var bin = atob(b64), n = bin.length >> 1, out = new Float32Array(n), table = halfTable();
+    for (var i = 0; i < n; i++)
+      out[i] = table[bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8)];
+    return out;
+  }
+  // The matrices of one sentence and type, unpacked on first use: [layer][head][row][col].
+  function matrices(sentence, type) {
+    var m = sentence.attention[type];
+    if (!m) return null;
+    if (!m.full) {
+      var packed = decode(m.w), rows = m.rows, cols = m.cols, count = m.layers.length * m.heads.length;
+      var full = new Float32Array(count * rows * cols), k = 0;
+      for (var g = 0; g < count; g++)
+        for (var i = 0; i < rows; i++) {
+          var end = m.lower ? Math.min(i + 1, cols) : cols;
+          for (var j = 0; j < end; j++) full[(g * rows + i) * cols + j] = packed[k++];
+        }
+      if (k !== packed.length) throw new Error('weights of ' + type + ' do not match their shape');
+      m.full = full;
+      m.averages = [];
+    }
+    return m;
+  }
+  // Weights of one heatmap: a head's, or the mean over the heads in the dump.
+  function weights(m, layer, head) {
+    var size = m.rows * m.cols, H = m.heads.length;
+    if (head !== 'avg') return m.full.subarray((layer * H + head) * size, (layer * H + head + 1) * size);
+    if (!m.averages[layer]) {
+      var avg = new Float32Array(size);
+      for (var h = 0; h < H; h++) {
+        var base = (layer * H + h) * size;
+        for (var x = 0; x < size; x++) avg[x] += m.full[base + x] / H;
+      }
+      m.averages[layer] = avg;
+    }
+    return m.averages[layer];
+  }
+
+  // The token lists along the axes of one type of a sentence.
+  function axes(sentence, type) {
+    var k = KINDS[type];
+    var probs = k.right && sentence.output_log_probs && sentence.output_log_probs.length ?
+        sentence.output_log_probs.map(Math.exp) : null;
+    var alternatives = k.right && sentence.alternatives && sentence.alternatives.length ?
+        sentence.alternatives : null;
+    return { rows: sentence[k.rows], cols: sentence[k.cols], right: k.right ? sentence[k.right] : null,
+             rightProbs: probs, alternatives: alternatives, rowName: 'query', colName: 'key' };
+  }
+
+  return { all: DATA, sentences: DATA.sentences, kinds: DATA.kinds, kind: KINDS,
+           matrices: matrices, weights: weights, axes: axes };
+}());

@@ -1,0 +1,40 @@
+// The header's legend: the colour scale of the weights as drawn, and the mask.
+page.legend = (function () {
+  var colours = page.colours;
+
+  // Draws the legend of colour scale `mode` ('linear' or 'sqrt').
+  function draw(mode) {
+    var c = document.getElementById('legend-scale'), ratio = window.devicePixelRatio || 1;
+    var width = 190, height = 26;
+    c.width = width * ratio; c.height = height * ratio;
+    c.style.width = width + 'px'; c.style.height = height + 'px';
+    var ctx = c.getContext('2d');
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    var x0 = 8, x1 = width - 14;
+    for (var x = x0; x < x1; x++) {
+      var rgb = colours.sequential(mode === 'sqrt' ? Math.pow((x - x0) / (x1 - x0), 2) : (x - x0) / (x1 - x0), mode);
+      ctx.fillStyle = 'rgb(' + rgb.join(',') + ')';
+      ctx.fillRect(x, 0, 1, 12);
+    }
+    ctx.strokeStyle = '#9aa1ab';
+    ctx.strokeRect(x0 - 0.5, -0.5 + 0.5, x1 - x0 + 1, 12);
+    ctx.fillStyle = '#5b6472';
+    ctx.font = '10px ' + page.labels.FONT_FAMILY;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    [0, 0.01, 0.1, 0.25, 0.5, 1].forEach(function (v) {
+      if (mode === 'linear' && (v === 0.01 || v === 0.1)) return;
+      var pos = mode === 'sqrt' ? Math.sqrt(v) : v, xx = x0 + pos * (x1 - x0);
+      ctx.fillRect(xx, 12, 1, 3);
+      ctx.fillText(String(v), xx, 15);
+    });
+    var mask = document.getElementById('legend-mask').getContext('2d');
+    mask.fillStyle = colours.maskFill(mask);
+    mask.fillRect(0, 0, 24, 14);
+    mask.strokeStyle = '#9aa1ab';
+    mask.strokeRect(0.5, 0.5, 23, 13);
+  }
+
+  return { draw: draw };
+}());

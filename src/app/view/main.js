@@ -1,0 +1,40 @@
+// Starts the page: builds the views from the data (the heads view first, for minimt heads
+// --view), fills the menus, listens to them, and shows the view the address asks for.
+(function () {
+  var pick = page.controls.pick, main = document.querySelector('main'), title = page.data.all.title;
+  document.querySelector('title').textContent = page.dom.visible(title);
+  document.querySelector('header h1').textContent = page.dom.visible(title);
+  if (page.data.all.model) document.querySelector('header .subtitle').textContent = 'model ' + page.dom.visible(page.data.all.model);
+  if (page.data.all.heads) page.headsGrid.build(main, page.data.all.heads, page.data.sentences.length);
+  page.sentences.build(main);
+  page.controls.fill();
+  page.reading.listen();
+
+  function changed() { page.reading.unpin(); page.render.render(); }
+  pick.sentence.addEventListener('change', function () {
+    page.reading.unpin();
+    page.controls.fillLayerAndHead();
+    page.render.render();
+  });
+  [pick.layer, pick.head, pick.types, pick.cell].forEach(function (select) {
+    select.addEventListener('change', changed);
+  });
+  pick.scale.addEventListener('change', function () {
+    page.controls.state.scale = pick.scale.value;
+    page.render.render();
+  });
+  var resizing = null;
+  window.addEventListener('resize', function () {
+    if (pick.cell.value !== 'auto') return;
+    clearTimeout(resizing);
+    resizing = setTimeout(page.render.render, 150);
+  });
+
+  page.address.apply();
+  window.addEventListener('hashchange', function () {
+    page.reading.unpin();
+    page.address.apply();
+    var section = document.querySelector('section.sentence:not([hidden])');
+    if (section) section.scrollIntoView();
+  });
+}());

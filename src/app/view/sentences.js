@@ -1,0 +1,79 @@
+// The sentences view: for each sentence of the data, its section with the texts, and per
+// attention type a section with a row of empty figures per layer (one per head, then the
+// average over heads, hidden at first) and the rollouts under it. render.js draws into them.
+page.sentences = (function () {
+  var el = page.dom.el, visible = page.dom.visible;
+  var ROLLOUT_LABEL = 'rollout: a heuristic, not an explanation';
+
+  function plot() {
+    return el('div', { class: 'plot' }, [el('canvas', { class: 'cells' }), el('canvas', { class: 'overlay' })]);
+  }
+
+  // One row of figures per layer of `m`, the matrices of one type.
+  function layers(type, m) {
+    return m.layers.map(function (label, l) {
+      var figures = [];
+      for (var h = 0; h <= m.heads.length; h++) {
+        var average = h === m.heads.length, heads = m.heads.length;
+        var caption = 'layer ' + visible(label) + ' \u00b7 ' +
+            (average ? 'average of ' + heads + ' head' + (heads === 1 ? '' : 's') : 'head ' + m.heads[h]);
+        figures.push(el('figure', { class: 'heatmap' + (average ? ' average' : ''), 'data-type': type,
+                                    'data-layer': String(l), 'data-head': average ? 'avg' : String(h),
+                                    hidden: average ? '' : null },
+                        [el('figcaption', { title: 'show only this heatmap' }, [caption]), plot()]));
+      }
+      return el('div', { class: 'layer', 'data-layer': String(l), 'data-label': visible(label) },
+                [el('div', { class: 'heads' }, figures)]);
+    });
+  }
+
+  // The rollouts of `type` in sentence `s` (--rollout): a row each, labelled as a heuristic.
+  function rollouts(s, type) {
+    return page.data.kinds.filter(function (k) {
+      return k.rollout && k.of === type && s.attention[k.type];
+    }).map(function (k) {
+      var figure = el('figure', { class: 'heatmap rollout', 'data-type': k.type, 'data-layer': '0', 'data-head': '0' },
+                      [el('figcaption', { title: 'show only the rollouts' }, [k.caption]), plot()]);
+      return el('div', { class: 'layer rollout', 'data-layer': '0', 'data-rollout': k.type },
+                [el('p', { class: 'heuristic' }, [el('strong', {}, [ROLLOUT_LABEL + '.']), ' ' + k.note]),
+                 el('div', { class: 'heads' }, [figure])]);
+    });
+  }
+
+  // The section of one attention type of sentence `s`.
+  function attention(s, kind) {
+    var m = s.attention[kind.type], more = rollouts(s, kind.type), children = [el('h3', {}, [kind.heading])];
+    if (m || more.length) children.push(el('p', { class: 'axes' }, [kind.axes]));
+    if (!m)
+      children.push(el('p', { class: 'note' }, ['Not in the dump (it was written with a selection that ' +
+                                                'leaves this out).']));
+    else
+      children = children.concat(layers(kind.type, m));
+    return el('section', { class: 'attention', 'data-type': kind.type }, children.concat(more));
+  }
+
+  // The section of sentence `s`, the k-th shown (only the first is visible at first).
+  function sentence(s, k) {
+    var children = [
+      el('h2', {}, ['Sentence ' + s.number]),
+      el('dl', { class: 'texts' }, [el('dt', {}, ['source']), el('dd', {}, [visible(s.source)]),
+                                    el('dt', {}, ['translation']), el('dd', {}, [visible(s.translation)])])];
+    if (s.error)
+      children.push(el('p', { class: 'note error' }, ['This sentence was not translated: ' + visible(s.error)]));
+    else if (!s.source_tokens.length)
+      children.push(el('p', { class: 'note' }, ['A blank line: no tokens, no attention to show.']));
+    else
+      page.data.kinds.forEach(function (kind) { if (!kind.rollout) children.push(attention(s, kind)); });
+    return el('section', { class: 'sentence', id: 'sentence-' + s.number, 'data-index': String(k),
+                           hidden: k ? '' : null }, children);
+  }
+
+  // Adds the sections of every sentence to `parent`.
+  function build(parent) {
+    var shown = page.data.sentences;
+    shown.forEach(function (s, k) { parent.appendChild(sentence(s, k)); });
+    if (!shown.length) parent.appendChild(el('p', { class: 'note' }, ['The dump holds no sentences.']));
+  }
+
+  return { build: build };
+}());

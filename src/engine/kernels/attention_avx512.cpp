@@ -1,0 +1,71 @@
+// The AVX-512 attention products (attention_kernels.h): a dot product's 16 lanes in one vector,
+// a context row 16 columns at a time. Built only on x86-64; run only where the CPU reports
+// AVX-512F.
+// GCC 12 warns about the _mm512_undefined_* inside its own intrinsics (its bug 105593), where
+// they are inlined: so for the whole file.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include "engine/kernels/attention_kernels.h"
+
+namespace minimt::kernels {
+namespace {
+
+__attribute__((target("avx512f"))) inline __mmask16 first_lanes(int count) {
+  return count >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << count) - 1);
+}
+
+// reduce_lanes() over 16 lanes: i + i+8, then i + i+4, i + i+2, i + i+1.
+__attribute__((target("avx512f"))) inline float reduce16(__m512 lanes) {
+  const __m256 upper = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lanes), 1));
+  __m256 eight = _mm256_add_ps(_mm512_castps512_ps256(lanes), upper);
+  __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+  __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+  __m128 one = _mm_add_ss(two, _mm_shuffle_ps(two, two, 1));
+  return _mm_cvtss_f32(one);
+}
+
+}  // namespace
+
+__attribute__((target("avx512f"))) void attention_scores_avx512(const float* q, const float* keys,
+                                                                int stride, int count, int dim,
+                                                                float scale, float* out) {
+  for (int j = 0; j < count; ++j) {
+    const float* key = keys + static_cast<long>(j) * stride;
+    __m512 lanes = _mm512_setzero_ps();
+    for (int d = 0; d < dim; d += 16) {
+      const __mmask16 mask = first_lanes(dim - d);
+      lanes = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, q + d),
+                              _mm512_maskz_loadu_ps(mask, key + d), lanes);
+    }
+    out[j] = reduce16(lanes) * scale;
+  }
+}
+
+// Four 16-column chains side by side (64 columns a pass): four independent FMA chains hide the
+// FMA latency; each column's own chain is still in increasing j.
+__attribute__((target("avx512f"))) void attention_context_avx512(const float* weights,
+                                                                 const float* values, int stride,
+                                                                 int count, int dim, float* out) {
+  for (int d = 0; d < dim; d += 64) {
+    __mmask16 mask[4];
+    __m512 sum[4];
+    for (int part = 0; part < 4; ++part) {
+      mask[part] =
+          dim - d - 16 * part <= 0 ? static_cast<__mmask16>(0) : first_lanes(dim - d - 16 * part);
+      sum[part] = _mm512_setzero_ps();
+    }
+    for (int j = 0; j < count; ++j) {
+      const __m512 weight = _mm512_set1_ps(weights[j]);
+      const float* row = values + static_cast<long>(j) * stride + d;
+      for (int part = 0; part < 4; ++part)
+        sum[part] =
+            _mm512_fmadd_ps(weight, _mm512_maskz_loadu_ps(mask[part], row + 16 * part), sum[part]);
+    }
+    for (int part = 0; part < 4; ++part)
+      _mm512_mask_storeu_ps(out + d + 16 * part, mask[part], sum[part]);
+  }
+}
+
+}  // namespace minimt::kernels

@@ -83,6 +83,9 @@ DUMP = ('{"format": "minimt-attention", "version": 1, "model": "m", "sentences":
 SENTENCE = '{"source": "a", "translation": "b"%s, "error": "failed"}'
 
 
+V2 = ('"format_version": 1', '"format_version": 2')  # the hand model as format version 2
+
+
 def model_cases():
     """(name, {file: bytes}, status, words); status 0 means a warning and a translation."""
     cfg, st = "config.json", "model.safetensors"
@@ -125,6 +128,15 @@ def model_cases():
         ("config.json slip of an optional key that is also there",
          {cfg: config_text(add='"head_dim": 2, "head_dimm": 2,')}, 1,
          [cfg, "key 'head_dimm' is not a format-v1 key (did you mean 'head_dim'?)"]),
+        ("config.json v2 unknown key",
+         {cfg: config_text(V2, add='"comment": "mine",')}, 1,
+         [cfg, "key 'comment' is not a format-v2 key"]),
+        ("config.json v2 misspelled optional v2 key biases",
+         {cfg: config_text(V2, add='"biasses": true,')}, 0,
+         [cfg, "key 'biasses' is not a format-v2 key and is ignored; did you mean 'biases'?"]),
+        ("config.json v1 slip of a v2 key",
+         {cfg: config_text(add='"biasses": true,')}, 1,
+         [cfg, "key 'biasses' is not a format-v1 key (did you mean 'biases'?)"]),
         ("safetensors tensor twice", dict(zip((cfg, st), external_model(
             header_with(entry() + ', "%s": %s' % (EMB, entry()))))), 1,
          [st, "tensor '%s' appears twice" % EMB]),

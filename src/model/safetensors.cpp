@@ -16,8 +16,9 @@ namespace {
 // tensors format v1 names (43,000 for 1,024 layers in each stack) take under 6 MiB of header;
 // parsed, a header costs up to about 25 bytes of memory and 0.15 us per byte.
 constexpr uint64_t kMaxHeaderBytes = 8ull << 20;
-// No format-v1 tensor has a dimension near this (the largest, a vocabulary, is at most 2^24); a
-// larger one would overflow the element count's arithmetic before the byte count refused it.
+// No tensor of a minimt model has a dimension near this (the largest, a vocabulary with its
+// unknown pieces, is at most 2^25); a larger one would overflow the element count's arithmetic
+// before the byte count refused it.
 constexpr uint64_t kMaxDimension = (1ull << 31) - 1;
 const std::vector<std::string> kEntryKeys = {"dtype", "shape", "data_offsets"};
 
@@ -75,7 +76,7 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
     if (!dim.is_number_unsigned()) fail("has a shape entry that is not a non-negative integer");
     if (dim.get<uint64_t>() > kMaxDimension)
       fail("has shape " + printable(info["shape"].dump()) + ", a dimension past " +
-           std::to_string(kMaxDimension) + " (2^31-1), larger than any format-v1 tensor's");
+           std::to_string(kMaxDimension) + " (2^31-1), larger than any minimt model's tensor");
     entry.shape.push_back(dim.get<int64_t>());
   }
   const auto& offsets = info.contains("data_offsets") ? info["data_offsets"] : nlohmann::json();

@@ -184,7 +184,7 @@ void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,
         fail("has a shape entry that is not a non-negative integer, got " + describe_json(dim));
       if (dim.get<unsigned long long>() > (1ull << 31) - 1)
         fail("has a shape entry of " + describe_json(dim) +
-             ", past 2^31-1, larger than any format-v1 tensor's");
+             ", past 2^31-1, larger than any minimt model's tensor");
       shape.push_back(dim.get<int64_t>());
     }
     int64_t count = element_count(shape);

@@ -3,8 +3,8 @@
 `minimt view` on dumps of 10,000, 50,000 and 200,000 blank sentences (`{}` each). Reading one
 used to scan the whole sentence list at the end of every sentence (nlohmann's parser with a
 callback does): 200,000 took over a minute. Here each step of 4x or 5x the sentences may cost at
-most 1.6 times that factor, and 200,000 at most 20 s of CPU and 1,500 MB (measured: 1.5 s,
-840 MB, most of it the 82 MB page being put together). The other readers' bounds are checked
+most 1.6 times that factor, and 200,000 at most 20 s of CPU and 1,500 MB (measured: 1.9 s,
+494 MB, most of it the 35 MB page being put together). The other readers' bounds are checked
 where their hostile files are: test_bad_models.py (config.json, safetensors header, tokenizer
 file sizes), test_tokenizer_files.py (pieces, charsmap, self-test), test_files_and_resources.py
 (a dump over 1 GiB), fuzz/regressions (a dump nested past 64 levels).

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <streambuf>
 
 #include "app/dump_selection.h"
 #include "minimt/base/error.h"
+#include "minimt/model/json_dom_builder.h"
 
 namespace minimt {
 namespace {
@@ -215,16 +217,20 @@ long long remaining_bytes(std::istream& in) {
   return end < 0 ? -1 : static_cast<long long>(end - start);
 }
 
-// Reads through another stream buffer and throws too_large past kMaxDumpBytes.
+// Reads through another stream buffer, throws too_large past kMaxDumpBytes, and notes the first
+// NUL byte (nlohmann's parser takes one for the end of the text and would ignore what follows).
 class LimitedInput : public std::streambuf {
  public:
   LimitedInput(std::streambuf& source, const std::string& name) : source_(source), name_(name) {}
+  long long first_nul() const { return first_nul_; }  // -1: none read
 
  protected:
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
     const std::streamsize n = source_.sgetn(buffer_, sizeof buffer_);
     if (n <= 0) return traits_type::eof();
+    if (const void* nul = first_nul_ < 0 ? std::memchr(buffer_, '\0', n) : nullptr)
+      first_nul_ = read_ + (static_cast<const char*>(nul) - buffer_);
     read_ += n;
     if (read_ > kMaxDumpBytes) throw too_large(name_);
     setg(buffer_, buffer_, buffer_ + n);
@@ -235,8 +241,28 @@ class LimitedInput : public std::streambuf {
   std::streambuf& source_;
   const std::string& name_;
   long long read_ = 0;
+  long long first_nul_ = -1;
   char buffer_[1 << 16];
 };
+
+// "NAME: sentence 3: key 'source' appears twice" from the builder's path to the key.
+Error duplicate_key(const std::string& name, const std::vector<std::string>& path) {
+  // The builder writes a position in an array as "[N]" (a key could look so too: then it is not
+  // all digits, or "sentences" was an object and the message names the key as it is).
+  const auto position = [](const std::string& step) -> long long {
+    if (step.size() < 3 || step.size() > 12 || step.front() != '[' || step.back() != ']') return -1;
+    long long n = 0;
+    for (size_t i = 1; i + 1 < step.size(); ++i) {
+      if (step[i] < '0' || step[i] > '9') return -1;
+      n = n * 10 + (step[i] - '0');
+    }
+    return n;
+  };
+  if (path.size() > 2 && path[0] == schema::kSentences && position(path[1]) >= 0)
+    return Error(name + ": sentence " + std::to_string(position(path[1]) + 1) + ": key '" +
+                 json_path_text(path, 2) + "' appears twice");
+  return Error(name + ": key '" + json_path_text(path) + "' appears twice");
+}
 
 }  // namespace
 
@@ -259,6 +285,7 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
   auto sentences = document.find(schema::kSentences);
   if (sentences == document.end() || !sentences->is_array())
     throw Error(name + ": \"sentences\" is missing or not a list");
+  dump.sentences.reserve(sentences->size());  // no copies of the sentences as the list grows
   int number = 0;
   for (const json& entry : *sentences) {
     ++number;
@@ -275,19 +302,23 @@ AttentionDump read_attention_dump(std::istream& in, const std::string& name) {
   std::istream bounded(&limited);
   // A dump nests 6 levels deep; far deeper input would overflow the stack when copied.
   constexpr int kMaxDepth = 64;
-  auto limit_depth = [&](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxDepth)
+  JsonDomBuilder builder(kMaxDepth);
+  json::sax_parse(bounded, &builder);
+  switch (builder.problem()) {
+    case JsonDomBuilder::Problem::kNone:
+      break;
+    case JsonDomBuilder::Problem::kSyntax:  // parse_error, or out_of_range for 1e999
+      throw Error(name + ": not valid JSON (" + builder.syntax_message() + ")");
+    case JsonDomBuilder::Problem::kTooDeep:
       throw Error(name + ": not valid JSON (nested deeper than " + std::to_string(kMaxDepth) +
                   " levels)");
-    return true;
-  };
-  json document;
-  try {
-    document = json::parse(bounded, limit_depth);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw Error(name + ": not valid JSON (" + e.what() + ")");
+    case JsonDomBuilder::Problem::kDuplicateKey:
+      throw duplicate_key(name, builder.path());
   }
-  return parse_attention_dump(document, name);
+  if (limited.first_nul() >= 0)
+    throw Error(name + ": not valid JSON (a NUL byte at byte " +
+                std::to_string(limited.first_nul()) + "; JSON text has none)");
+  return parse_attention_dump(builder.document(), name);
 }
 
 }  // namespace minimt

@@ -7,6 +7,8 @@ command line, so the normal suite (and tools/test.sh --sanitize) needs no clang:
   model_dir    4-byte length, config.json, model.safetensors        minimt info
   dump         the file as an attention dump                        minimt view --svg
   text         the file as a batch file, then as one sentence       minimt translate
+  sentencepiece  first byte even: the rest as the hand model's vocab.spm; odd: the rest as
+               its normalizer's charsmap (fuzz_sentencepiece.cpp)  minimt tokenize
 
 expected.json gives, per file, the exit status and a piece of stderr; each run must also finish
 within 20 s and never report an internal error or a sanitizer finding. The seed corpus of each
@@ -41,6 +43,34 @@ def model_dir(work, config_bytes, weights_bytes=None):
     return d
 
 
+def varint(value):
+    out = bytearray()
+    while True:
+        out.append((value & 0x7F) | (0x80 if value > 0x7F else 0))
+        value >>= 7
+        if not value:
+            return bytes(out)
+
+
+def with_charsmap(charsmap):
+    """The hand model's vocab.spm with `charsmap` as its normalizer's (as the fuzz target
+    splices it: every top-level field but the normalizer kept, a new normalizer last)."""
+    hand, out, at = (HAND / "vocab.spm").read_bytes(), b"", 0
+    while at < len(hand):  # the hand model's top-level fields are all length-delimited
+        start, tag, length = at, hand[at], 0
+        at, shift = at + 1, 0
+        while True:
+            length |= (hand[at] & 0x7F) << shift
+            shift, at = shift + 7, at + 1
+            if hand[at - 1] < 0x80:
+                break
+        at += length
+        if tag >> 3 != 3:
+            out += hand[start:at]
+    field = lambda number, data: varint(number << 3 | 2) + varint(len(data)) + data  # noqa: E731
+    return out + field(3, field(1, b"fuzzed") + field(2, charsmap))
+
+
 def commands(minimt, target, data, work):
     """The minimt runs that replay one input."""
     if target == "safetensors":
@@ -67,6 +97,11 @@ def commands(minimt, target, data, work):
             return runs
         return runs + [[minimt, "translate", "-m", str(HAND), "--dump-attention",
                  str(work / "dump.json"), "--", data.decode("utf-8", "surrogateescape")]]
+    if target == "sentencepiece":
+        d = model_dir(work, (HAND / "config.json").read_bytes())
+        (d / "vocab.spm").write_bytes(data[1:] if data[:1] and data[0] % 2 == 0 else
+                                      with_charsmap(data[1:]))
+        return [[minimt, "tokenize", "-m", str(d), "--side", "target", "a b c \uff21"]]
     raise SystemExit(f"unknown target {target}")
 
 

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libsentencepiece-dev
-  libopenblas-dev catch2)
+  libopenblas-dev catch2 libcpp-httplib-dev)
 test_packages=(python3 python3-torch python3-sentencepiece chromium man-db zsh fish qemu-user)
 tests=0 build=1
 while (($#)); do

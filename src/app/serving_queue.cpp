@@ -138,39 +138,42 @@ long long ServingQueue::queued_lines() const {
 bool ServingQueue::take_batch(Batch& batch) {
   const size_t most = static_cast<size_t>(std::max(options_.max_batch, 1));
   std::unique_lock<std::mutex> lock(mutex_);
-  arrived_.wait(lock, [&] { return closed_ || !jobs_.empty(); });
-  if (jobs_.empty()) return false;
-  // The oldest request decides the options; requests with the same key may join it until the
-  // batch is full or the oldest has waited max_wait_ms.
-  const std::shared_ptr<Job> first = jobs_.front();
-  const auto deadline =
-      first->queued + std::chrono::duration_cast<Clock::duration>(
-                          std::chrono::duration<double, std::milli>(options_.max_wait_ms));
-  auto matching = [&] {
-    if (first->alone) return most;
-    size_t n = 0;
-    for (const auto& job : jobs_)
-      if (job->key == first->key && !job->alone) n += job->lines.size() - job->taken;
-    return n;
-  };
-  while (!closed_ && matching() < most &&
-         arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
-  }
-  size_t room = most;
-  for (auto it = jobs_.begin(); it != jobs_.end() && room > 0;) {
-    Job& job = **it;
-    if (job.key != first->key || (job.alone && &job != first.get()) ||
-        (!job.alone && first->alone)) {
-      ++it;
-      continue;
+  // Another worker may take the lines this one waited for: then it looks again.
+  while (batch.slices.empty()) {
+    arrived_.wait(lock, [&] { return closed_ || !jobs_.empty(); });
+    if (jobs_.empty()) return false;
+    // The oldest request decides the options; requests with the same key may join it until
+    // the batch is full or the oldest has waited max_wait_ms.
+    const std::shared_ptr<Job> first = jobs_.front();
+    const auto deadline =
+        first->queued + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double, std::milli>(options_.max_wait_ms));
+    auto joins = [&](const Job& job) {
+      return job.key == first->key && (first->alone ? &job == first.get() : !job.alone);
+    };
+    auto waiting = [&] {
+      size_t n = 0;
+      for (const auto& job : jobs_)
+        if (joins(*job)) n += job->lines.size() - job->taken;
+      return n;
+    };
+    while (!closed_ && !first->alone && waiting() < most &&
+           arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
     }
-    const size_t count = std::min(room, job.lines.size() - job.taken);
-    batch.slices.push_back({*it, job.taken, job.taken + count});
-    job.taken += count;
-    room -= count;
-    queued_ -= static_cast<long long>(count);
-    it = job.taken == job.lines.size() ? jobs_.erase(it) : std::next(it);
-    if (first->alone) break;
+    size_t room = most;
+    for (auto it = jobs_.begin(); it != jobs_.end() && room > 0;) {
+      Job& job = **it;
+      if (!joins(job)) {
+        ++it;
+        continue;
+      }
+      const size_t count = std::min(room, job.lines.size() - job.taken);
+      batch.slices.push_back({*it, job.taken, job.taken + count});
+      job.taken += count;
+      room -= count;
+      queued_ -= static_cast<long long>(count);
+      it = job.taken == job.lines.size() ? jobs_.erase(it) : std::next(it);
+    }
   }
   return true;
 }

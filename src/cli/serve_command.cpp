@@ -96,30 +96,31 @@ void add_serve_options(CLI::App& command, ServeArgs& args) {
 }
 
 // SIGTERM and SIGINT, received by one thread of their own (blocked in every other), stop the
-// server. Made before any other thread, so that each inherits the mask.
+// server. Made before any other thread, so that each inherits the mask. They stay blocked after
+// it: the process is ending, and a second signal must not kill it while it answers.
 class StopOnSignal {
  public:
   explicit StopOnSignal(httplib::Server& server) {
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGTERM);
     sigaddset(&signals_, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
     watcher_ = std::thread([this, &server] {
       int received = 0;
       sigwait(&signals_, &received);
-      if (!done_) fprintf(stderr, "minimt serve: stopping: answering the requests accepted\n");
+      if (done_) return;
+      fprintf(stderr, "minimt serve: stopping: answering the requests accepted\n");
       server.stop();
     });
   }
   ~StopOnSignal() {
     done_ = true;
-    kill(getpid(), SIGTERM);  // wakes the watcher if no signal did (it is blocked elsewhere)
+    pthread_kill(watcher_.native_handle(), SIGTERM);  // wakes it if no signal did
     watcher_.join();
-    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
   }
 
  private:
-  sigset_t signals_, previous_;
+  sigset_t signals_;
   std::atomic<bool> done_{false};
   std::thread watcher_;
 };

@@ -1,10 +1,12 @@
 #include "minimt/engine/decoder.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "minimt/base/error.h"
 #include "minimt/engine/attention.h"
+#include "minimt/engine/relative_position.h"
 
 namespace minimt {
 
@@ -136,7 +138,8 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * (t + n));
     multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
                          c.head_dim, true, context + first, probs, z.scores,
-                         head_mask_ ? head_mask_->layer(AttentionKind::kDecoder, l) : nullptr);
+                         head_mask_ ? head_mask_->layer(AttentionKind::kDecoder, l) : nullptr,
+                         self_scores_);
     if (record && n > 1)
       record_run(probs, n, t + n, heads, l, true, record->decoder_self_steps,
                  record->decoder_self_steps.size() - n);
@@ -169,7 +172,8 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
     multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
                          state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
                          context + at * width, probs, z.scores,
-                         head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr);
+                         head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr,
+                         ScoreOptions{c.scale_attention_scores});
     if (record && n > 1)
       record_run(probs, n, s, heads, slot, false, record->cross_steps,
                  record->cross_steps.size() - n);
@@ -248,6 +252,15 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
   float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]
   embed(c, weights_.target_embeddings, weights_.target_positions, tokens.data(), positions_.data(),
         total, x);
+  if (c.embedding_norm) normalize(c, weights_.decoder_embedding_norm, x, total);
+  self_scores_ = ScoreOptions{c.scale_attention_scores};
+  if (weights_.decoder_relative_bias) {
+    int longest = 1;
+    for (size_t b = 0; b < states.size(); ++b)
+      longest = std::max(longest, states[b]->length + rows[b]);
+    self_scores_ =
+        relative_bias_table(c, weights_.decoder_relative_bias, false, longest, relative_table_);
+  }
 
   LayerScratch& z = scratch_;
   for (int l = 0; l < c.decoder_layers; ++l) {
@@ -258,16 +271,35 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
       cross_attention(layer, l, in, rows, states, out);
     });
     residual(c, layer.final_norm, x, total, z, [&](const float* in, float* out) {
-      feed_forward(c, layer.fc1, layer.fc2, in, total, z.hidden, out);
+      feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, total, z, out);
     });
   }
-  if (c.norm_position == NormPosition::kPre)
-    ops::layer_norm(weights_.decoder_final_norm, x, total, d, c.layer_norm_eps);
-
-  logits_.resize(static_cast<size_t>(total) * c.target_vocab_size);  // [R, V]
-  ops::linear(weights_.output, x, total, logits_.data());
+  if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, total);
+  output_logits(total, rows, states);
   for (size_t b = 0; b < states.size(); ++b) states[b]->length += rows[b];
   return logits_;
+}
+
+void Decoder::output_logits(int total, const std::vector<int>& rows,
+                            const std::vector<DecoderState*>& states) {
+  const Architecture& c = config_;
+  const int vocab = c.target_vocab_size;
+  float* x = x_.data();  // [R, d]
+  // T5 with a tied output scales the decoder output by d_model^-0.5 before the product.
+  if (c.output_scale != 1.0f)
+    ops::scale_in_place(x, c.output_scale, static_cast<int64_t>(total) * c.d_model);
+  logits_.resize(static_cast<size_t>(total) * vocab);  // [R, V]
+  ops::linear(weights_.output, x, total, logits_.data());
+  if (c.forced_first_token < 0) return;
+  // generate()'s forced_bos_token_id: after the start token (position 0) the forced token is
+  // the only possible one, so every search, score and dump sees its probability as 1.
+  size_t row = 0;
+  for (size_t b = 0; b < states.size(); row += rows[b], ++b) {
+    if (states[b]->length != 0) continue;
+    float* logits = logits_.data() + row * vocab;
+    std::fill(logits, logits + vocab, -std::numeric_limits<float>::infinity());
+    logits[c.forced_first_token] = 0.0f;
+  }
 }
 
 }  // namespace minimt

@@ -1,6 +1,9 @@
 #include "minimt/engine/encoder.h"
 
+#include <algorithm>
+
 #include "minimt/engine/attention.h"
+#include "minimt/engine/relative_position.h"
 
 namespace minimt {
 
@@ -23,6 +26,13 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
   float* x = batch.states.data();  // [N, d]: every sentence's rows, one after another
   embed(c, weights_.source_embeddings, weights_.source_positions, ids.data(), positions.data(),
         rows, x);
+  if (c.embedding_norm) normalize(c, weights_.encoder_embedding_norm, x, rows);
+  ScoreOptions scores{c.scale_attention_scores};
+  if (weights_.encoder_relative_bias) {
+    int longest = 1;
+    for (int b = 0; b < batch.sentences(); ++b) longest = std::max(longest, batch.length(b));
+    scores = relative_bias_table(c, weights_.encoder_relative_bias, true, longest, bias_table_);
+  }
 
   for (int b = 0; b < batch.sentences(); ++b) {
     AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
@@ -51,18 +61,17 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
         float* probs =
             record ? record->encoder_self.data() + static_cast<size_t>(l) * heads * s * s : nullptr;
         // Each sentence attends only to its own rows: the same as a padding mask.
-        multi_head_attention(q + at, k + at, v + at, s, s, heads, c.head_dim, false, context + at,
-                             probs, z.scores,
-                             head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr);
+        multi_head_attention(
+            q + at, k + at, v + at, s, s, heads, c.head_dim, false, context + at, probs, z.scores,
+            head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr, scores);
       }
       ops::linear(layer.self_attn.out, context, rows, out);  // [N, d]
     });
     residual(c, layer.final_norm, x, rows, z, [&](const float* in, float* out) {
-      feed_forward(c, layer.fc1, layer.fc2, in, rows, z.hidden, out);
+      feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, rows, z, out);
     });
   }
-  if (c.norm_position == NormPosition::kPre)
-    ops::layer_norm(weights_.encoder_final_norm, x, rows, d, c.layer_norm_eps);
+  if (c.final_norms) normalize(c, weights_.encoder_final_norm, x, rows);
   return batch;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "minimt/engine/architecture.h"
+#include "minimt/engine/attention.h"
 #include "minimt/engine/attention_record.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/head_mask.h"
@@ -113,6 +114,9 @@ class Decoder {
   // rows[b] new positions for states[b]; tokens holds them all, sentence after sentence.
   const std::vector<float>& forward(const std::vector<int>& tokens, const std::vector<int>& rows,
                                     const std::vector<DecoderState*>& states);
+  // The logits of the total rows of x_ (the last layer's output), written to logits_.
+  void output_logits(int total, const std::vector<int>& rows,
+                     const std::vector<DecoderState*>& states);
   void self_attention(const DecoderLayerWeights& layer, int l, const float* in,
                       const std::vector<int>& rows, const std::vector<DecoderState*>& states,
                       float* out);
@@ -125,6 +129,8 @@ class Decoder {
   const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
   std::vector<float> x_, logits_;
+  std::vector<float> relative_table_;    // T5's self-attention bias by distance, per forward
+  ScoreOptions self_scores_;             // how self-attention scores are made in this forward
   std::vector<float> record_probs_;      // [H][T][t+T] of a run of T > 1 recorded positions
   std::vector<DecoderState> reordered_;  // reorder()'s destination, then the spare buffers
   std::vector<int> positions_, ones_, run_tokens_, run_rows_;

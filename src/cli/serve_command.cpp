@@ -3,6 +3,7 @@
 // SIGINT stops it: no new connection is accepted, every request accepted is answered, exit 0.
 #include <httplib.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -160,11 +161,21 @@ int run_serve(ServeArgs& args) {
   server.set_payload_max_length(args.limits.max_body_bytes);
   add_serve_endpoints(server, models, args.limits, base, queue);
 
+  // httplib's own socket options share the port with any other process (SO_REUSEPORT), and it
+  // listens with a backlog of 5, so that many clients connecting at once are reset: the port is
+  // this server's alone, and the backlog the system's largest once bound.
+  int listening = -1;
+  server.set_socket_options([&listening](int socket) {
+    const int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // restarts at once
+    listening = socket;
+  });
   int port = args.port;
   if (port == 0)
     port = server.bind_to_any_port(args.host);
   else if (!server.bind_to_port(args.host, port))
     port = -1;
+  if (port >= 0 && listen(listening, SOMAXCONN) != 0) port = -1;
   if (port < 0)
     throw Error("minimt serve: cannot listen on " + args.host + " port " +
                 std::to_string(args.port) + " (in use, or not an address of this machine)");

@@ -151,6 +151,34 @@ def concurrent_clients(t, server, minimt):
             (len(wrong), wrong[:3]))
 
 
+def crowd_and_port(t, server, minimt):
+    # 64 clients connecting at the same moment (more than httplib's listen backlog of 5 and than
+    # --connections): each is answered, none reset.
+    barrier = threading.Barrier(64)
+    results = [None] * 64
+
+    def client(c):
+        barrier.wait()
+        try:
+            results[c] = server.post("/v1/translate", {"text": "Hello world."}, timeout=60)[0]
+        except OSError as e:
+            results[c] = repr(e)
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(64)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    t.check(results == [200] * 64, "64 clients at once: %r" %
+            sorted(set(map(str, results))))
+    # A second server on the same port is refused (httplib alone would share it, SO_REUSEPORT).
+    second = subprocess.run([minimt, "serve", "--model", MODEL, "--port", str(server.port)],
+                            capture_output=True, text=True, timeout=120)
+    t.check(second.returncode != 0 and "cannot listen" in second.stderr,
+            "a second server on port %d: %d %r" % (server.port, second.returncode,
+                                                   second.stderr[-200:]))
+
+
 def bad_requests(t, server):
     cases = [
         (b"{not json", 400, None),
@@ -279,6 +307,7 @@ def main():
     with Server(minimt, flags) as server:
         for name, case in [("good requests", lambda: good_requests(t, server, minimt)),
                            ("concurrent clients", lambda: concurrent_clients(t, server, minimt)),
+                           ("crowd and port", lambda: crowd_and_port(t, server, minimt)),
                            ("bad requests", lambda: bad_requests(t, server)),
                            ("stalled and vanished clients", lambda: stalled_and_vanished(t, server)),
                            ("the page in Chromium",

@@ -18,6 +18,7 @@ import http.client
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import threading
@@ -33,12 +34,25 @@ def strip(record):
 
 
 def baseline(minimt, model, sources, threads):
-    """(records, seconds) of translate -i over the sentences, the whole process timed."""
-    start = time.time()
+    """(records, seconds, CPU seconds) of translate -i over the sentences, the whole process."""
+    start, cpu = time.time(), children_cpu()
     result = subprocess.run([minimt, "translate", "-q", "--model", model, "--format", "jsonl",
                              "--threads", str(threads), "-i", "-"], input="\n".join(sources) + "\n",
                             capture_output=True, text=True, check=True)
-    return [strip(line) for line in result.stdout.splitlines()], time.time() - start
+    return ([strip(line) for line in result.stdout.splitlines()], time.time() - start,
+            children_cpu() - cpu)
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu(pid):
+    """User and system CPU seconds of process `pid` so far (all its threads)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def start_server(minimt, model, threads, flags):
@@ -121,14 +135,17 @@ def main():
 
     with open(args.sentences, encoding="utf-8") as f:
         sources = [line.rstrip("\n").split("\t")[0] for line in f]
-    want, baseline_seconds = baseline(args.minimt, args.model, sources, args.threads)
+    want, baseline_seconds, baseline_cpu = baseline(args.minimt, args.model, sources, args.threads)
     process = None
     url = args.url
     if not url:
         process, url = start_server(args.minimt, args.model, args.threads, args.serve_flags.split())
     try:
+        cpu = process_cpu(process.pid) if process else None
         answers, latencies, errors, seconds = load(url, sources, args.clients)
         peak = peak_memory_mb(process.pid) if process else None
+        if process:
+            cpu = process_cpu(process.pid) - cpu
     finally:
         if process:
             process.terminate()
@@ -137,16 +154,18 @@ def main():
     rate, baseline_rate = len(sources) / seconds, len(sources) / baseline_seconds
     print("sentences: %d, clients: %d, server threads: %d, %s" %
           (len(sources), args.clients, args.threads, url))
-    print("translate -i --threads %d: %.2f s, %.0f sentences/s (whole process)" %
-          (args.threads, baseline_seconds, baseline_rate))
+    print("translate -i --threads %d: %.2f s, %.0f sentences/s, CPU %.2f s (whole process)" %
+          (args.threads, baseline_seconds, baseline_rate, baseline_cpu))
     print("serve: %.2f s, %.0f sentences/s = %.0f%% of translate -i" %
           (seconds, rate, 100.0 * rate / baseline_rate))
+    if cpu is not None:
+        print("serve CPU during the load: %.2f s = %.0f%% of translate -i's sentences per CPU "
+              "second" % (cpu, 100.0 * baseline_cpu / cpu))
     print("latency per request: p50 %.1f ms, p99 %.1f ms, max %.1f ms" %
           (1000 * percentile(latencies, 50), 1000 * percentile(latencies, 99),
            1000 * max(latencies)))
     if peak is not None:
-        process_peak = peak
-        print("server peak memory (VmHWM): %.0f MB" % process_peak)
+        print("server peak memory (VmHWM): %.0f MB" % peak)
     print("errors: %d%s" % (len(errors), (" (first: %s)" % errors[0]) if errors else ""))
     print("answers differing from translate -i: %d%s" %
           (len(differ), (" (first: line %d)" % (differ[0] + 1)) if differ else ""))

@@ -152,7 +152,7 @@ def main():
             process.wait(timeout=60)
     differ = [i for i, a in enumerate(answers) if a is None or strip(a) != want[i]]
     rate, baseline_rate = len(sources) / seconds, len(sources) / baseline_seconds
-    print("sentences: %d, clients: %d, server threads: %d, %s" %
+    print("sentences: %d, clients: %d, threads: %d, %s" %
           (len(sources), args.clients, args.threads, url))
     print("translate -i --threads %d: %.2f s, %.0f sentences/s, CPU %.2f s (whole process)" %
           (args.threads, baseline_seconds, baseline_rate, baseline_cpu))

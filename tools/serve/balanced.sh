@@ -31,3 +31,9 @@ for port in 8081 8082 8080; do  # up when each answers its health check
   done
 done
 python3 tools/serve/load_test.py --url http://127.0.0.1:8080 --threads $((2 * threads)) "$@"
+# Each server's CPU time: both took a share of the load.
+ticks=$(getconf CLK_TCK)
+for i in 0 1; do
+  awk -v port=$((8081 + i)) -v ticks="$ticks" \
+    '{ printf "server on port %d: CPU %.2f s\n", port, ($14 + $15) / ticks }' "/proc/${pids[$i]}/stat"
+done

@@ -133,15 +133,20 @@ def good_requests(t, server, minimt):
 
 
 def concurrent_clients(t, server, minimt):
+    # 16 clients at once, each with one of three option sets (batches group requests whose
+    # options match): every answer is translate's record for that line and those flags.
     words = "the a cat dog house red blue small big runs sees is was on under".split()
     lines = [" ".join(words[(i * 7 + k * 3) % len(words)] for k in range(3 + i % 6))
              for i in range(48)]
-    want = cli_records(minimt, "translate", lines)
+    kinds = [({}, []), ({"beam_size": 4}, ["--beam-size", "4"]),
+             ({"compute_type": "int8"}, ["--compute-type", "int8"])]
+    want = [cli_records(minimt, "translate", lines, *flags) for _, flags in kinds]
     answers = [None] * len(lines)
 
     def client(c):
+        fields = kinds[c % len(kinds)][0]
         for i in range(c, len(lines), 16):
-            status, body = server.post("/v1/translate", {"text": lines[i]})
+            status, body = server.post("/v1/translate", dict(fields, text=lines[i]))
             answers[i] = (status, strip_time(body.rstrip(b"\n")))
 
     threads = [threading.Thread(target=client, args=(c,)) for c in range(16)]
@@ -151,9 +156,12 @@ def concurrent_clients(t, server, minimt):
         thread.join()
     wrong = [i for i, a in enumerate(answers)
              if a is None or a[0] != 200 or
-             a[1] != want[i].replace(b'"line":%d,' % (i + 1), b'"line":1,', 1)]
-    t.check(not wrong, "16 clients at once: %d answers differ from translate's (first %r)" %
-            (len(wrong), wrong[:3]))
+             a[1] != want[(i % 16) % len(kinds)][i].replace(b'"line":%d,' % (i + 1),
+                                                            b'"line":1,', 1)]
+    t.check(not wrong, "16 clients at once, three option sets: %d answers differ from "
+            "translate's (first %r)" % (len(wrong), wrong[:3]))
+    differ = sum(want[0][i] != want[k][i] for k in (1, 2) for i in range(len(lines)))
+    t.check(differ > 0, "the option sets give different records for some lines")
 
 
 def crowd_and_port(t, server, minimt):

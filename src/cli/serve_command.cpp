@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 #include <thread>
@@ -111,6 +112,10 @@ class StopOnSignal {
       sigwait(&signals_, &received);
       if (done_) return;
       fprintf(stderr, "minimt serve: stopping: answering the requests accepted\n");
+      // stop() does nothing before the server runs: a signal that came while it was binding
+      // stops it once it listens.
+      while (!server.is_running() && !done_)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       server.stop();
     });
   }

@@ -313,6 +313,19 @@ def sigterm(t, server):
     t.check(refused, "after SIGTERM no connection is accepted")
 
 
+def sigterm_at_start(t, minimt):
+    # SIGTERM the moment the server says it listens (it may not be accepting yet): exit 0.
+    for _ in range(5):
+        server = Server(minimt, ["--model", MODEL])
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            code = "still running after 30 s"
+        t.check(code == 0, "SIGTERM at start: exit status %r" % (code,))
+
+
 def main():
     minimt = os.path.abspath(sys.argv[1])
     chromium = sys.argv[2] if len(sys.argv) > 2 else "chromium"
@@ -330,6 +343,7 @@ def main():
                             lambda: browser_types_and_sends(t, server, chromium, MODEL, minimt)),
                            ("SIGTERM", lambda: sigterm(t, server))]:
             t.run(name, case)
+    t.run("SIGTERM at start", lambda: sigterm_at_start(t, minimt))
     t.finish()
 
 

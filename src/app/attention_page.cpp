@@ -157,7 +157,8 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
       {"kinds", kinds()},
       {"sentences", std::move(sentences)}};
   if (!options.heads.is_null()) data["heads"] = options.heads;
-  out << view::kPageBeforeData << json_for_script(data) << view::kPageAfterData;
+  out << view::kPageBeforeData << json_for_script(data)
+      << (options.live ? view::kLivePageAfterData : view::kPageAfterData);
   return summary;
 }
 

@@ -42,6 +42,7 @@ Command add_show(CLI::App& app);
 Command add_vocab(CLI::App& app);
 Command add_models(CLI::App& app);
 Command add_convert(CLI::App& app);
+Command add_serve(CLI::App& app);
 
 // -m,--model for `command`, stored in `target` (translate, info, tokenize, vocab).
 void add_model_option(CLI::App& command, std::string& target);

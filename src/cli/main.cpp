@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
       minimt::cli::add_translate(app), minimt::cli::add_score(app),    minimt::cli::add_heads(app),
       minimt::cli::add_info(app),      minimt::cli::add_tokenize(app), minimt::cli::add_view(app),
       minimt::cli::add_show(app),      minimt::cli::add_vocab(app),    minimt::cli::add_models(app),
-      minimt::cli::add_convert(app)};
+      minimt::cli::add_convert(app),   minimt::cli::add_serve(app)};
   // --version also works after a subcommand (minimt translate --version), as --help does.
   for (const auto& command : commands) command.app->set_version_flag("--version", version);
 

@@ -35,7 +35,7 @@ complete_bash() {
 got=$(bash --norc -c 'source "$1" && complete -p minimt' _ "$DOCS/minimt.bash")
 check "bash: complete -p minimt" "$got" "complete -F _minimt minimt"
 check "bash: minimt <Tab>" "$(complete_bash "$MINIMT" "")" \
-  "--help --version -h convert heads info models score show tokenize translate view vocab "
+  "--help --version -h convert heads info models score serve show tokenize translate view vocab "
 check "bash: minimt t<Tab>" "$(complete_bash "$MINIMT" t)" "tokenize translate "
 check "bash: minimt translate --be<Tab>" "$(complete_bash "$MINIMT" translate --be)" "--beam-size "
 check "bash: minimt translate --al<Tab>" "$(complete_bash "$MINIMT" translate --al)" \
@@ -72,7 +72,7 @@ complete_fish() {
   fish --no-config -c 'source $argv[1]; complete -C"$argv[2]"' "$DOCS/minimt.fish" "$1" |
     cut -f1 | sort | tr '\n' ' '
 }
-check "fish: minimt <Tab>" "$(complete_fish "$MINIMT ")" "convert heads info models score show tokenize translate view vocab "
+check "fish: minimt <Tab>" "$(complete_fish "$MINIMT ")" "convert heads info models score serve show tokenize translate view vocab "
 check "fish: minimt translate --for<Tab>" "$(complete_fish "$MINIMT translate --for")" "--format "
 check "fish: --format <Tab>" "$(complete_fish "$MINIMT translate --format ")" "jsonl text "
 check "fish: --align-rule <Tab>" "$(complete_fish "$MINIMT score --align-rule ")" \
@@ -102,8 +102,8 @@ zsh_answer() { awk -v want="=== $1" '$0 == want { on = 1; next } /^=== / { on = 
 check "zsh: minimt translate --format <Tab> lists jsonl and text" \
   "$(zsh_answer "minimt translate --format " | grep -cx "jsonl  text")" "1"
 check "zsh: minimt <Tab> lists the subcommands with their help" \
-  "$(zsh_answer "minimt " | grep -oE "^(translate|score|heads|info|tokenize|view|show|vocab|models|convert) +-- " |
-    cut -d' ' -f1 | sort | tr '\n' ' ')" "convert heads info models score show tokenize translate view vocab "
+  "$(zsh_answer "minimt " | grep -oE "^(translate|score|heads|info|tokenize|view|show|vocab|models|convert|serve) +-- " |
+    cut -d' ' -f1 | sort | tr '\n' ' ')" "convert heads info models score serve show tokenize translate view vocab "
 check "zsh: --model zz<Tab> completes the model name" \
   "$(zsh_answer "minimt translate --model zz" | grep -c "minimt translate --model zz-test-model $")" "1"
 

@@ -19,6 +19,7 @@ struct ViewOptions {
   std::string title;           // empty: "minimt attention" and the model
   std::vector<int> sentences;  // 1-based numbers of the sentences to show; empty: all
   nlohmann::json heads;        // minimt heads' analysis, shown above the sentences (head_page.h)
+  bool live = false;           // minimt serve's page: a box sends sentences to the server
 };
 
 struct ViewSummary {

@@ -66,6 +66,15 @@ foreach(text MINIMT_PAGE MINIMT_COLOUR_SCALES)
     message(FATAL_ERROR "the page must not contain the raw-string delimiter )minimt_page\"")
   endif()
 endforeach()
+# minimt serve's page (ViewOptions::live): the same page with live.js after the other modules,
+# the box that asks the server for the attention of the sentences typed in it.
+minimt_join_view_files(MINIMT_LIVE_SCRIPT live.js)
+string(FIND "${MINIMT_PAGE_AFTER_DATA}" "${MINIMT_PAGE_SCRIPT}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "src/app/view/page.html must hold the script after the data")
+endif()
+string(REPLACE "${MINIMT_PAGE_SCRIPT}" "${MINIMT_PAGE_SCRIPT}\n${MINIMT_LIVE_SCRIPT}"
+       MINIMT_LIVE_PAGE_AFTER_DATA "${MINIMT_PAGE_AFTER_DATA}")
 configure_file(${MINIMT_VIEW_DIR}/page_files.h.in
   ${CMAKE_CURRENT_BINARY_DIR}/generated/app/view/page_files.h @ONLY)
 target_include_directories(minimt_app PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)

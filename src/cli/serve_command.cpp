@@ -1,0 +1,201 @@
+// minimt serve: the model loaded once, translation, scoring and attention over HTTP for many
+// clients (serve_http.h), their sentences batched together by app's ServingQueue. SIGTERM or
+// SIGINT stops it: no new connection is accepted, every request accepted is answered, exit 0.
+#include <httplib.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/serve_http.h"
+#include "cli/serve_json.h"
+#include "minimt/app/output_writer.h"
+#include "minimt/base/text_input.h"
+
+namespace minimt::cli {
+namespace {
+
+struct ServeArgs {
+  std::string model;
+  std::string compute_types;  // comma-separated; the first is the default
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  int threads = 0;
+  QueueOptions queue;
+  ServeLimits limits;
+  int connections = 64;  // HTTP connections served at once
+  int timeout = 5;       // seconds a connection may stall reading or writing, or sit idle
+};
+
+void add_serve_options(CLI::App& command, ServeArgs& args) {
+  command.description(
+      "translate over HTTP: the model loads once and many clients share it; POST /v1/translate, "
+      "/v1/score, /v1/attention (JSON in, translate --format jsonl records out), GET / (the "
+      "attention page with a box to type sentences in), /v1/health, /v1/models; see "
+      "docs/serving.md");
+  add_model_option(command, args.model);
+  command
+      .add_option("--compute-type", args.compute_types,
+                  "the compute types to load, comma-separated (float32, int8, bf16), each a copy "
+                  "of the model; requests choose one with compute_type, the first is the default "
+                  "(default: the model file's)")
+      ->type_name("TYPE[,TYPE...]");
+  command.add_option("--host", args.host, "address to listen on (loopback: see docs/security.md)")
+      ->capture_default_str();
+  command.add_option("--port", args.port, "port to listen on; 0: a free one (printed at start)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  command.add_option("--threads", args.threads, "translating threads; 0: one per core")
+      ->check(CLI::Range(0, request_limits::kMaxThreads))
+      ->capture_default_str();
+  command.add_option("--max-batch", args.queue.max_batch, "sentences translated together")
+      ->check(CLI::Range(1, request_limits::kMaxBatchSize))
+      ->capture_default_str();
+  command
+      .add_option("--max-wait-ms", args.queue.max_wait_ms,
+                  "how long a batch that is not full waits for more sentences")
+      ->check(CLI::Range(0.0, 10000.0))
+      ->capture_default_str();
+  command
+      .add_option("--max-queued", args.queue.max_queued,
+                  "sentences waiting, beyond which a request is refused (503, try again)")
+      ->check(CLI::Range(1LL, 1LL << 30))
+      ->capture_default_str();
+  command.add_option("--max-body-bytes", args.limits.max_body_bytes, "largest request body (413)")
+      ->check(CLI::Range(size_t{64}, size_t{1} << 30))
+      ->capture_default_str();
+  command
+      .add_option("--max-sentences", args.limits.max_sentences,
+                  "most sentences in one request (413)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->capture_default_str();
+  args.limits.max_line_bytes = kMaxLineBytes;
+  command
+      .add_option("--max-line-bytes", args.limits.max_line_bytes,
+                  "longest sentence in bytes (413; translate cuts its lines there)")
+      ->check(CLI::Range(size_t{1}, kMaxLineBytes))
+      ->capture_default_str();
+  command
+      .add_option("--max-length", args.limits.max_length,
+                  "most output tokens a request may ask for (max_length), and its default")
+      ->check(CLI::Range(1, request_limits::kMaxLength))
+      ->capture_default_str();
+  command
+      .add_option("--connections", args.connections,
+                  "HTTP connections served at once (the others wait to be accepted)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  command
+      .add_option("--timeout", args.timeout,
+                  "seconds a connection may stall while sending or reading, or stay idle")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+}
+
+// SIGTERM and SIGINT, received by one thread of their own (blocked in every other), stop the
+// server. Made before any other thread, so that each inherits the mask. They stay blocked after
+// it: the process is ending, and a second signal must not kill it while it answers.
+class StopOnSignal {
+ public:
+  explicit StopOnSignal(httplib::Server& server) {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGTERM);
+    sigaddset(&signals_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+    watcher_ = std::thread([this, &server] {
+      int received = 0;
+      sigwait(&signals_, &received);
+      if (done_) return;
+      fprintf(stderr, "minimt serve: stopping: answering the requests accepted\n");
+      // stop() does nothing before the server runs: a signal that came while it was binding
+      // stops it once it listens.
+      while (!server.is_running() && !done_)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      server.stop();
+    });
+  }
+  ~StopOnSignal() {
+    done_ = true;
+    pthread_kill(watcher_.native_handle(), SIGTERM);  // wakes it if no signal did
+    watcher_.join();
+  }
+
+ private:
+  sigset_t signals_;
+  std::atomic<bool> done_{false};
+  std::thread watcher_;
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> words;
+  std::stringstream in(text);
+  for (std::string word; std::getline(in, word, ',');) words.push_back(word);
+  if (words.empty()) words.push_back("");
+  return words;
+}
+
+int run_serve(ServeArgs& args) {
+  ignore_sigpipe();  // a client gone while it is answered must not end the server
+  ServedModels models;
+  models.path = resolve_model_dir(args.model);
+  for (const std::string& type : split_commas(args.compute_types)) {
+    std::shared_ptr<const Model> model = load_model(args.model, type);
+    const std::string name = to_string(model->compute_type());
+    if (models.default_compute_type.empty()) models.default_compute_type = name;
+    models.by_compute_type[name] = std::move(model);
+  }
+  Request base;
+  base.model = models.path;
+  base.threads = args.threads;
+  args.queue.threads = request_threads(base);
+
+  httplib::Server server;
+  StopOnSignal stop(server);
+  ServingQueue queue(args.queue);
+  const size_t connections = static_cast<size_t>(args.connections);
+  server.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
+  server.set_read_timeout(args.timeout);
+  server.set_write_timeout(args.timeout);
+  server.set_keep_alive_timeout(args.timeout);
+  server.set_keep_alive_max_count(1000);
+  server.set_payload_max_length(args.limits.max_body_bytes);
+  add_serve_endpoints(server, models, args.limits, base, queue);
+
+  // httplib's own socket options share the port with any other process (SO_REUSEPORT), and it
+  // listens with a backlog of 5, so that many clients connecting at once are reset: the port is
+  // this server's alone, and the backlog the system's largest once bound.
+  int listening = -1;
+  server.set_socket_options([&listening](int socket) {
+    const int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // restarts at once
+    listening = socket;
+  });
+  int port = args.port;
+  if (port == 0)
+    port = server.bind_to_any_port(args.host);
+  else if (!server.bind_to_port(args.host, port))
+    port = -1;
+  if (port >= 0 && listen(listening, SOMAXCONN) != 0) port = -1;
+  if (port < 0)
+    throw Error("minimt serve: cannot listen on " + args.host + " port " +
+                std::to_string(args.port) + " (in use, or not an address of this machine)");
+  fprintf(stderr, "minimt serve: listening on http://%s:%d/ (model %s, %d threads)\n",
+          args.host.c_str(), port, models.path.c_str(), args.queue.threads);
+  if (!server.listen_after_bind()) throw Error("minimt serve: the server stopped on an error");
+  queue.close();  // every request accepted has been answered: the HTTP threads waited for them
+  fprintf(stderr, "minimt serve: stopped\n");
+  return 0;
+}
+
+}  // namespace
+
+Command add_serve(CLI::App& app) {
+  return add_command<ServeArgs>(app, "serve", add_serve_options, run_serve);
+}
+
+}  // namespace minimt::cli

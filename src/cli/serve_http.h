@@ -1,0 +1,36 @@
+// minimt serve's HTTP endpoints on a cpp-httplib server: JSON in (serve_json.h), the records
+// of `minimt translate --format jsonl` out, every line through app's ServingQueue.
+//   POST /v1/translate  {"text": S} or {"texts": [S...]} and translate's per-request options
+//   POST /v1/score      {"source": S, "target": S} or {"sources": [...], "targets": [...]}
+//   POST /v1/attention  as translate, with the dump selection; the dump, or with "view": true
+//                       the attention page
+//   GET  /              the attention page with a box that asks /v1/attention
+//   GET  /v1/health, GET /v1/models
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cli/serve_json.h"
+#include "minimt/app/serving_queue.h"
+#include "minimt/model/model.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace minimt::cli {
+
+// The models a server holds: one per compute type loaded, by its name (float32, int8, bf16).
+struct ServedModels {
+  std::string path;  // the model's directory
+  std::map<std::string, std::shared_ptr<const Model>> by_compute_type;
+  std::string default_compute_type;  // what a request without compute_type gets
+};
+
+// Adds the endpoints to `server`; everything given must outlive it.
+void add_serve_endpoints(httplib::Server& server, const ServedModels& models,
+                         const ServeLimits& limits, const Request& base, ServingQueue& queue);
+
+}  // namespace minimt::cli

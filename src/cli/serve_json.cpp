@@ -1,0 +1,186 @@
+// minimt serve's request bodies into app's Request (serve_json.h).
+#include "cli/serve_json.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "minimt/base/json_writer.h"
+#include "minimt/base/text_input.h"
+
+namespace minimt::cli {
+namespace {
+
+using nlohmann::json;
+
+HttpError bad(const std::string& field, const std::string& message) {
+  return HttpError(400, field, message);
+}
+
+// Typed reads of one field: the wrong type is a 400 naming the field.
+int integer(const json& value, const std::string& field) {
+  if (!value.is_number_integer() || value.get<long long>() < -(1LL << 31) ||
+      value.get<long long>() >= (1LL << 31))
+    throw bad(field, field + ": expected an integer, got " + value.dump());
+  return value.get<int>();
+}
+float number(const json& value, const std::string& field) {
+  if (!value.is_number()) throw bad(field, field + ": expected a number, got " + value.dump());
+  return value.get<float>();
+}
+bool boolean(const json& value, const std::string& field) {
+  if (!value.is_boolean())
+    throw bad(field, field + ": expected true or false, got " + value.dump());
+  return value.get<bool>();
+}
+std::string text(const json& value, const std::string& field) {
+  if (!value.is_string()) throw bad(field, field + ": expected a string, got " + value.dump());
+  return value.get<std::string>();
+}
+template <typename Read>
+auto list(const json& value, const std::string& field, Read read) {
+  if (!value.is_array()) throw bad(field, field + ": expected a list, got " + value.dump());
+  std::vector<decltype(read(value, field))> out;
+  for (const json& item : value) out.push_back(read(item, field));
+  return out;
+}
+
+using Setter = std::function<void(Request&, const json&)>;
+
+// The options each endpoint takes, named as the long flags with `_` for `-`.
+std::map<std::string, Setter> options_of(Endpoint endpoint) {
+  std::map<std::string, Setter> o;
+  o["compute_type"] = [](Request& r, const json& v) { r.compute_type = text(v, "compute_type"); };
+  o["align"] = [](Request& r, const json& v) { r.record.align = boolean(v, "align"); };
+  if (endpoint == Endpoint::kScore) return o;
+  o["beam_size"] = [](Request& r, const json& v) { r.search.beam_size = integer(v, "beam_size"); };
+  o["n_best"] = [](Request& r, const json& v) { r.search.n_best = integer(v, "n_best"); };
+  o["length_penalty"] = [](Request& r, const json& v) {
+    r.search.length_penalty = number(v, "length_penalty");
+  };
+  o["prefix"] = [](Request& r, const json& v) { r.search.prefix = text(v, "prefix"); };
+  o["alternatives"] = [](Request& r, const json& v) {
+    r.record.alternatives = integer(v, "alternatives");
+  };
+  o["max_length"] = [](Request& r, const json& v) {
+    r.search.max_length = integer(v, "max_length");
+  };
+  if (endpoint != Endpoint::kAttention) return o;
+  o["dump_types"] = [](Request& r, const json& v) {
+    r.record.dump_types = list(v, "dump_types", text);
+  };
+  o["dump_layers"] = [](Request& r, const json& v) {
+    r.record.dump_layers = list(v, "dump_layers", integer);
+  };
+  o["dump_heads"] = [](Request& r, const json& v) {
+    r.record.dump_heads = list(v, "dump_heads", integer);
+  };
+  o["rollout"] = [](Request& r, const json& v) { r.record.rollout = boolean(v, "rollout"); };
+  o["view"] = [](Request& r, const json& v) { r.record.view = boolean(v, "view"); };
+  return o;
+}
+
+// The sentences: "text" or "texts" (score: "source" and "target", each a string or a list).
+std::vector<std::string> sentences(const json& body, const std::string& one,
+                                   const std::string& many, bool& listed) {
+  if (body.contains(one) && body.contains(many))
+    throw bad(many, "give either " + one + " or " + many + ", not both");
+  if (body.contains(one)) return {text(body[one], one)};
+  if (!body.contains(many)) throw bad(one, "missing " + one + " (or " + many + ", a list)");
+  listed = true;
+  std::vector<std::string> out = list(body[many], many, text);
+  if (out.empty()) throw bad(many, many + ": the list is empty");
+  return out;
+}
+
+void check_sizes(const std::vector<std::string>& lines, const std::string& field,
+                 const ServeLimits& limits) {
+  if (lines.size() > limits.max_sentences)
+    throw HttpError(413, field,
+                    field + ": " + std::to_string(lines.size()) + " sentences, more than the " +
+                        std::to_string(limits.max_sentences) + " a request may hold");
+  const size_t most = limits.max_line_bytes ? limits.max_line_bytes : kMaxLineBytes;
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].size() > most)
+      throw HttpError(413, field,
+                      field + ": sentence " + std::to_string(i + 1) + " has " +
+                          std::to_string(lines[i].size()) + " bytes, more than the " +
+                          std::to_string(most) + " a sentence may have");
+}
+
+}  // namespace
+
+ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Request& base,
+                            const ServeLimits& limits) {
+  json document;
+  try {
+    document = json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw bad("", std::string("the body is not valid JSON: ") + e.what());
+  }
+  if (!document.is_object()) throw bad("", "the body must be a JSON object");
+
+  ServeInput input;
+  input.request = base;
+  Request& request = input.request;
+  request.kind = endpoint == Endpoint::kScore ? RequestKind::kScore : RequestKind::kTranslate;
+  request.format = OutputFormat::kJsonl;
+  request.search.max_length = std::min(request.search.max_length, limits.max_length);
+  request.record.dump_attention = endpoint == Endpoint::kAttention;
+
+  const std::vector<std::string> lines_fields =
+      endpoint == Endpoint::kScore
+          ? std::vector<std::string>{"source", "target", "sources", "targets"}
+          : std::vector<std::string>{"text", "texts"};
+  const std::map<std::string, Setter> options = options_of(endpoint);
+  for (const auto& [key, value] : document.items()) {
+    if (std::find(lines_fields.begin(), lines_fields.end(), key) != lines_fields.end()) continue;
+    const auto option = options.find(key);
+    if (option == options.end()) throw bad(key, "unknown option '" + key + "'");
+    option->second(request, value);
+  }
+  if (request.record.view) request.record.dump_attention = false;  // the page, not the dump
+  if (request.search.max_length > limits.max_length)
+    throw bad("max_length", "max_length: " + std::to_string(request.search.max_length) +
+                                " is more than this server's limit, " +
+                                std::to_string(limits.max_length));
+  try {
+    check_request(request, FieldSpelling::kJson);
+  } catch (const RequestError& e) {
+    throw bad(e.field(), e.what());
+  }
+
+  if (endpoint != Endpoint::kScore) {
+    input.lines = sentences(document, "text", "texts", input.many);
+    check_sizes(input.lines, input.many ? "texts" : "text", limits);
+    return input;
+  }
+  bool listed_targets = false;
+  std::vector<std::string> sources = sentences(document, "source", "sources", input.many);
+  std::vector<std::string> targets = sentences(document, "target", "targets", listed_targets);
+  if (listed_targets != input.many || sources.size() != targets.size())
+    throw bad("targets",
+              "give one target per source (source and target, or sources and "
+              "targets of the same length)");
+  check_sizes(sources, input.many ? "sources" : "source", limits);
+  check_sizes(targets, input.many ? "targets" : "target", limits);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::replace(sources[i].begin(), sources[i].end(), '\t', ' ');  // as score's arguments
+    input.lines.push_back(sources[i] + '\t' + targets[i]);
+  }
+  return input;
+}
+
+std::string error_json(const std::string& message, const std::string& field) {
+  std::string out = "{\"error\":";
+  append_json_string(out, message);
+  out += ",\"field\":";
+  if (field.empty())
+    out += "null";
+  else
+    append_json_string(out, field);
+  return out + "}\n";
+}
+
+}  // namespace minimt::cli

@@ -1,0 +1,351 @@
+#!/usr/bin/python3
+"""minimt serve against minimt translate and minimt score, over real HTTP on loopback.
+
+    test_serve.py MINIMT_BINARY [CHROMIUM]
+
+Starts `minimt serve --port 0` (a free port, read from its first line) with the shipped model
+and small limits, then:
+  - every endpoint with good requests: each answer equals the record `minimt translate
+    --format jsonl` (or score, or the dump of --dump-attention) writes for the same sentences
+    and options, byte for byte once time_ms is removed; 16 clients at once, each its own
+    sentences, get the same answers as alone;
+  - bad requests: malformed JSON, invalid UTF-8, wrong types, unknown options, missing fields,
+    values out of range, a compute type not loaded, an unknown path: a 4xx with a JSON error
+    naming the field; bodies, sentence counts and sentences over the limits: 413;
+  - a stalled client (half a request) is dropped after --timeout and holds no translator; a
+    vanished client (gone before its answer) harms no one; SIGTERM in the middle of a request:
+    that request is answered in full, then the server exits 0 and accepts no more;
+  - the page at / in headless Chromium (DevTools over a pipe): a sentence typed in its box
+    and sent shows every head of the three attention types.
+Ends with "N passed, N failed"; exits 1 on any failure.
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODEL = os.path.join(ROOT, "models", "en-fr")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_support import Server, Tally, browser_types_and_sends  # noqa: E402
+
+SENTENCES = ["The cat sat on the mat.", "Hello world.", "", "   ",
+             "The small dog sees the red house and the big cat under the table.",
+             "caf\u00e9 na\u00efve \u65e5\u672c stra\u00dfe", "Where is the station?"]
+LONG = " ".join(["the red house"] * 120)  # longer than the model's max_positions: truncated
+
+
+def strip_time(record):
+    return re.sub(rb',"time_ms":[0-9.]+\}', b"}", record)
+
+
+def as_array(records):
+    """The body of a request with a list: the records, in order, as one JSON array."""
+    return b"[" + b",".join(records) + b"]\n"
+
+
+def cli(minimt, *args):
+    result = subprocess.run([minimt, *args, "--model", MODEL, "-q"], capture_output=True,
+                            timeout=300)
+    return result.stdout
+
+
+def cli_records(minimt, command, lines, *flags):
+    out = cli(minimt, command, "--format", "jsonl", *flags, *lines)
+    return [strip_time(line) for line in out.splitlines()]
+
+
+def good_requests(t, server, minimt):
+    # One sentence per request, then all of them in one: translate's records byte for byte.
+    for i, sentence in enumerate(SENTENCES + [LONG]):
+        status, body = server.post("/v1/translate", {"text": sentence})
+        want = cli_records(minimt, "translate", [sentence])
+        t.check(status == 200 and [strip_time(body.rstrip(b"\n"))] == want,
+                "translate %r: %d %r, want %r" % (sentence[:30], status, body[:200], want))
+    status, body = server.post("/v1/translate", {"text": LONG})
+    t.check(b'"truncated":true' in body, "a sentence too long for the model: truncated record")
+    status, body = server.post("/v1/translate", {"texts": SENTENCES})
+    want = cli_records(minimt, "translate", SENTENCES)
+    got = strip_time(body) if status == 200 else body
+    t.check(got == as_array(want), "texts: %d %r, want %r" % (status, got[:200], want[:2]))
+    t.check(status == 200 and body.startswith(b"[{\"line\":1,") and body.endswith(b"}]\n"),
+            "texts: an array of the records as written: %r" % body[:40])
+    # Each per-request option against its flag.
+    options = [({"beam_size": 4}, ["--beam-size", "4"]),
+               ({"beam_size": 4, "n_best": 3}, ["--beam-size", "4", "--n-best", "3"]),
+               ({"beam_size": 3, "length_penalty": 0.6},
+                ["--beam-size", "3", "--length-penalty", "0.6"]),
+               ({"prefix": "Le"}, ["--prefix", "Le"]),
+               ({"alternatives": 3}, ["--alternatives", "3"]),
+               ({"max_length": 4}, ["--max-length", "4"]),
+               ({"align": True}, ["--align"]),
+               ({"compute_type": "int8"}, ["--compute-type", "int8"])]
+    for fields, flags in options:
+        status, body = server.post("/v1/translate", dict(fields, texts=SENTENCES[:3]))
+        want = cli_records(minimt, "translate", SENTENCES[:3], *flags)
+        got = strip_time(body) if status == 200 else body
+        t.check(got == as_array(want), "%s: %r, want %r" % (fields, got[:200], want[:1]))
+    # Score.
+    pairs = [("The cat sat.", "Le chat est assis."), ("Hello world.", "Bonjour le monde.")]
+    for source, target in pairs:
+        status, body = server.post("/v1/score", {"source": source, "target": target})
+        want = cli_records(minimt, "score", [source, target])
+        t.check(status == 200 and [strip_time(body.rstrip(b"\n"))] == want,
+                "score %r: %r, want %r" % (source, body[:120], want))
+    status, body = server.post("/v1/score", {"sources": [p[0] for p in pairs],
+                                             "targets": [p[1] for p in pairs], "align": True})
+    want = cli_records(minimt, "score", [text for pair in pairs for text in pair], "--align")
+    got = strip_time(body) if status == 200 else body
+    t.check(got == as_array(want), "score lists with align: %r, want %r" % (got[:200], want[:1]))
+    # Attention: the dump of translate --dump-attention, with and without a selection.
+    scratch = tempfile.mkdtemp(prefix="serve-")
+    for fields, flags in [({}, []), ({"dump_types": ["cross"], "dump_layers": [-1],
+                                      "dump_heads": [0, 2], "rollout": True},
+                                     ["--dump-types", "cross", "--dump-layers=-1",
+                                      "--dump-heads", "0,2", "--rollout"])]:
+        dump = os.path.join(scratch, "dump.json")
+        cli(minimt, "translate", "--dump-attention", dump, *flags, *SENTENCES[:2])
+        with open(dump, "rb") as f:
+            want = f.read()
+        status, body = server.post("/v1/attention", dict(fields, texts=SENTENCES[:2]))
+        t.check(status == 200 and body == want,
+                "attention %s: %d, %d bytes, want %d" % (fields, status, len(body), len(want)))
+    status, body = server.post("/v1/attention", {"text": SENTENCES[0], "view": True})
+    t.check(status == 200 and b'id="minimt-data"' in body and b"live-form" in body,
+            "attention view: the live page (%d, %r)" % (status, body[:60]))
+    status, body = server.get("/")
+    t.check(status == 200 and b"live-form" in body and b"<!DOCTYPE html>" in body,
+            "GET /: the page with its box")
+    status, body = server.get("/v1/health")
+    t.check(status == 200 and json.loads(body)["status"] == "ok", "health: %r" % body)
+    status, body = server.get("/v1/models")
+    models = json.loads(body) if status == 200 else {}
+    t.check(models.get("compute_types") == ["float32", "int8"] and
+            models.get("default_compute_type") == "float32" and models.get("model") == MODEL,
+            "models: %r" % body)
+
+
+def concurrent_clients(t, server, minimt):
+    # 16 clients at once, each with one of three option sets (batches group requests whose
+    # options match): every answer is translate's record for that line and those flags.
+    words = "the a cat dog house red blue small big runs sees is was on under".split()
+    lines = [" ".join(words[(i * 7 + k * 3) % len(words)] for k in range(3 + i % 6))
+             for i in range(48)]
+    kinds = [({}, []), ({"beam_size": 4}, ["--beam-size", "4"]),
+             ({"compute_type": "int8"}, ["--compute-type", "int8"])]
+    want = [cli_records(minimt, "translate", lines, *flags) for _, flags in kinds]
+    answers = [None] * len(lines)
+
+    def client(c):
+        fields = kinds[c % len(kinds)][0]
+        for i in range(c, len(lines), 16):
+            status, body = server.post("/v1/translate", dict(fields, text=lines[i]))
+            answers[i] = (status, strip_time(body.rstrip(b"\n")))
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wrong = [i for i, a in enumerate(answers)
+             if a is None or a[0] != 200 or
+             a[1] != want[(i % 16) % len(kinds)][i].replace(b'"line":%d,' % (i + 1),
+                                                            b'"line":1,', 1)]
+    t.check(not wrong, "16 clients at once, three option sets: %d answers differ from "
+            "translate's (first %r)" % (len(wrong), wrong[:3]))
+    differ = sum(want[0][i] != want[k][i] for k in (1, 2) for i in range(len(lines)))
+    t.check(differ > 0, "the option sets give different records for some lines")
+
+
+def crowd_and_port(t, server, minimt):
+    # 64 clients connecting at the same moment (more than httplib's listen backlog of 5 and than
+    # --connections): each is answered, none reset.
+    barrier = threading.Barrier(64)
+    results = [None] * 64
+
+    def client(c):
+        barrier.wait()
+        try:
+            results[c] = server.post("/v1/translate", {"text": "Hello world."}, timeout=60)[0]
+        except OSError as e:
+            results[c] = repr(e)
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(64)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    t.check(results == [200] * 64, "64 clients at once: %r" %
+            sorted(set(map(str, results))))
+    # A second server on the same port is refused (httplib alone would share it, SO_REUSEPORT).
+    second = subprocess.run([minimt, "serve", "--model", MODEL, "--port", str(server.port)],
+                            capture_output=True, text=True, timeout=120)
+    t.check(second.returncode != 0 and "cannot listen" in second.stderr,
+            "a second server on port %d: %d %r" % (server.port, second.returncode,
+                                                   second.stderr[-200:]))
+
+
+def bad_requests(t, server):
+    cases = [
+        (b"{not json", 400, None),
+        (b'{"text": "caf\xe9"}', 400, None),  # invalid UTF-8 in the JSON
+        (b"[1, 2]", 400, None),
+        (b'{"texts": "one"}', 400, "texts"),
+        (b'{"texts": []}', 400, "texts"),
+        (b'{"text": 5}', 400, "text"),
+        (b"{}", 400, "text"),
+        (b'{"text": "a", "texts": ["b"]}', 400, "texts"),
+        (b'{"text": "a", "beam_size": "4"}', 400, "beam_size"),
+        (b'{"text": "a", "beam_size": 2.5}', 400, "beam_size"),
+        (b'{"text": "a", "beam_size": 0}', 400, "beam_size"),
+        (b'{"text": "a", "beam_size": 2, "n_best": 3}', 400, "n_best"),
+        (b'{"text": "a", "length_penalty": "x"}', 400, "length_penalty"),
+        (b'{"text": "a", "align": 1}', 400, "align"),
+        (b'{"text": "a", "beam": 4}', 400, "beam"),
+        (b'{"text": "a", "seed": 4}', 400, "seed"),
+        (b'{"text": "a", "max_length": 100000}', 400, "max_length"),
+        (b'{"text": "a", "compute_type": "bf16"}', 400, "compute_type"),
+        (b'{"text": "a", "compute_type": "fast"}', 400, "compute_type"),
+        (b'{"texts": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]}', 413, "texts"),
+        (json.dumps({"text": "x" * 3000}).encode(), 413, "text"),
+        (json.dumps({"text": "x" * 30000}).encode(), 413, "body"),
+    ]
+    for body, status, field in cases:
+        got, answer = server.post_raw("/v1/translate", body)
+        try:
+            error = json.loads(answer)
+        except ValueError:
+            error = {}
+        t.check(got == status and isinstance(error.get("error"), str) and
+                (field is None or error.get("field") == field),
+                "%r: %d %r, want %d naming %r" % (body[:50], got, answer[:160], status, field))
+    for path, body, status in [("/v1/score", b'{"source": "a"}', 400),
+                               ("/v1/score", b'{"source": "a", "target": "b", "beam_size": 2}', 400),
+                               ("/v1/attention", b'{"text": "a", "dump_layers": [7]}', 400),
+                               ("/v1/attention", b'{"text": "a", "dump_types": ["x"]}', 400),
+                               ("/v1/nothing", b"{}", 404)]:
+        got, answer = server.post_raw(path, body)
+        t.check(got == status and b'"error"' in answer, "%s %r: %d %r" % (path, body, got, answer))
+    got, answer = server.get("/v1/nothing")
+    t.check(got == 404 and b'"error"' in answer, "GET /v1/nothing: %d %r" % (got, answer))
+    status, _ = server.get("/v1/health")
+    t.check(status == 200, "alive after the bad requests")
+
+
+def stalled_and_vanished(t, server):
+    # Two clients send half a request and stall; a third is answered at once.
+    stalled = []
+    for _ in range(2):
+        s = socket.create_connection(("127.0.0.1", server.port))
+        s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"te")
+        stalled.append(s)
+    start = time.time()
+    status, _ = server.post("/v1/translate", {"text": "Hello world."})
+    t.check(status == 200 and time.time() - start < server.timeout - 0.5,
+            "answered beside two stalled clients (%d in %.1f s)" % (status, time.time() - start))
+    for s in stalled:  # dropped after --timeout (3 s)
+        s.settimeout(server.timeout + 3)
+        try:
+            closed = s.recv(100) is not None
+        except socket.timeout:
+            closed = False
+        t.check(closed, "a stalled client is dropped after the timeout")
+        s.close()
+    # More stalled clients than connections: the others are served once those time out.
+    stalled = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(6)]
+    for s in stalled:
+        s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\n")
+    start = time.time()
+    status, _ = server.post("/v1/translate", {"text": "Hello world."}, timeout=30)
+    # A stalled connection holds its HTTP thread for the read timeout, then (httplib answers it
+    # 400 and keeps it open) the keep-alive timeout: twice --timeout at most.
+    t.check(status == 200 and time.time() - start < 2 * server.timeout + 2,
+            "every connection stalled: served within twice the timeout (%.1f s)" %
+            (time.time() - start))
+    for s in stalled:
+        s.close()
+    # A client that goes away before its answer.
+    body = json.dumps({"texts": ["The small dog sees the red house."] * 8}).encode()
+    for _ in range(3):
+        s = socket.create_connection(("127.0.0.1", server.port))
+        s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s" %
+                  (len(body), body))
+        s.close()
+    status, answer = server.post("/v1/translate", {"text": "Hello world."})
+    t.check(status == 200 and b"translation" in answer, "answered after vanished clients")
+
+
+def sigterm(t, server):
+    # Six clients' requests in flight (long sentences, wide beams), then SIGTERM.
+    texts = ["The small dog sees the red house and the big cat under the table."] * 8
+    results, finished = [None] * 6, [0.0] * 6
+
+    def client(c):
+        results[c] = server.post("/v1/translate", {"texts": texts, "beam_size": 16}, timeout=120)
+        finished[c] = time.time()
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(6)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.1)  # accepted and translating
+    signalled = time.time()
+    server.process.send_signal(signal.SIGTERM)
+    for thread in threads:
+        thread.join()
+    answered = [r for r in results if r and r[0] == 200 and len(json.loads(r[1])) == len(texts)]
+    t.check(len(answered) == 6, "SIGTERM: every request in flight answered in full (%d of 6: %r)" %
+            (len(answered), [r[:1] if r else r for r in results]))
+    t.check(max(finished) > signalled, "SIGTERM came while requests were in flight")
+    code = server.process.wait(timeout=30)
+    t.check(code == 0, "SIGTERM: exit status %r, want 0 (%r)" % (code, server.stderr()[-300:]))
+    try:
+        socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+        refused = False
+    except OSError:
+        refused = True
+    t.check(refused, "after SIGTERM no connection is accepted")
+
+
+def sigterm_at_start(t, minimt):
+    # SIGTERM the moment the server says it listens (it may not be accepting yet): exit 0.
+    for _ in range(5):
+        server = Server(minimt, ["--model", MODEL])
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            code = "still running after 30 s"
+        t.check(code == 0, "SIGTERM at start: exit status %r" % (code,))
+
+
+def main():
+    minimt = os.path.abspath(sys.argv[1])
+    chromium = sys.argv[2] if len(sys.argv) > 2 else "chromium"
+    t = Tally()
+    flags = ["--model", MODEL, "--compute-type", "float32,int8", "--threads", "2",
+             "--max-sentences", "8", "--max-line-bytes", "2000", "--max-body-bytes", "20000",
+             "--max-length", "256", "--connections", "6", "--timeout", "3"]
+    with Server(minimt, flags) as server:
+        for name, case in [("good requests", lambda: good_requests(t, server, minimt)),
+                           ("concurrent clients", lambda: concurrent_clients(t, server, minimt)),
+                           ("crowd and port", lambda: crowd_and_port(t, server, minimt)),
+                           ("bad requests", lambda: bad_requests(t, server)),
+                           ("stalled and vanished clients", lambda: stalled_and_vanished(t, server)),
+                           ("the page in Chromium",
+                            lambda: browser_types_and_sends(t, server, chromium, MODEL, minimt)),
+                           ("SIGTERM", lambda: sigterm(t, server))]:
+            t.run(name, case)
+    t.run("SIGTERM at start", lambda: sigterm_at_start(t, minimt))
+    t.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""Load test of minimt serve (a benchmark, not a timed test): CLIENTS concurrent clients send
+the held-out sentences one per request; every answer must be the record `minimt translate -i
+--format jsonl` writes for that line (its "line" and "time_ms" aside), and the throughput is
+compared with `minimt translate -i --threads N` on the same sentences and machine.
+
+    tools/serve/load_test.py [--minimt build/minimt] [--threads 2] [--clients 64]
+        [--sentences tools/model/data/heldout.tsv] [--url http://127.0.0.1:PORT]
+        [--serve-flags "--max-batch 32 --max-wait-ms 5"]
+
+Without --url it starts `minimt serve --threads N` on a free loopback port and reports its
+peak memory (VmHWM) at the end; with --url it loads that server (or load balancer) instead.
+Prints the figures docs/performance.md quotes; exits 1 on any error or differing answer.
+Stdlib only. Every request goes to loopback; the run is bounded by the sentence count.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def strip(record):
+    """A record without its line number and time: what must match."""
+    return re.sub(r',"time_ms":[0-9.]+\}$', "}", re.sub(r'^\{"line":\d+,', "{", record.strip()))
+
+
+def baseline(minimt, model, sources, threads):
+    """(records, seconds, CPU seconds) of translate -i over the sentences, the whole process."""
+    start, cpu = time.time(), children_cpu()
+    result = subprocess.run([minimt, "translate", "-q", "--model", model, "--format", "jsonl",
+                             "--threads", str(threads), "-i", "-"], input="\n".join(sources) + "\n",
+                            capture_output=True, text=True, check=True)
+    return ([strip(line) for line in result.stdout.splitlines()], time.time() - start,
+            children_cpu() - cpu)
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu(pid):
+    """User and system CPU seconds of process `pid` so far (all its threads)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(minimt, model, threads, flags):
+    process = subprocess.Popen([minimt, "serve", "--model", model, "--port", "0", "--threads",
+                                str(threads), *flags], stderr=subprocess.PIPE, text=True)
+    line = process.stderr.readline()
+    found = re.search(r"listening on (http://\S+)", line)
+    if not found:
+        process.kill()
+        raise SystemExit("minimt serve did not start: " + line)
+    threading.Thread(target=process.stderr.read, daemon=True).start()  # keep the pipe drained
+    return process, found.group(1).rstrip("/")
+
+
+def load(url, sources, clients):
+    """Sends each sentence as one request from `clients` threads (keep-alive connections)."""
+    parts = urllib.parse.urlsplit(url)
+    answers, latencies, errors = [None] * len(sources), [0.0] * len(sources), []
+    next_index = [0]
+    lock = threading.Lock()
+
+    def client():
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+        while True:
+            with lock:
+                i = next_index[0]
+                next_index[0] += 1
+            if i >= len(sources):
+                break
+            body = json.dumps({"text": sources[i]})
+            start = time.perf_counter()
+            try:
+                connection.request("POST", "/v1/translate", body=body,
+                                   headers={"Content-Type": "application/json"})
+                answer = connection.getresponse()
+                text = answer.read().decode("utf-8")
+                if answer.status != 200:
+                    errors.append("%d: %s" % (answer.status, text[:200]))
+                answers[i] = text
+            except (OSError, http.client.HTTPException) as e:
+                errors.append("%s: %s" % (type(e).__name__, e))
+                connection.close()
+                connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+            latencies[i] = time.perf_counter() - start
+        connection.close()
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    start = time.time()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers, latencies, errors, time.time() - start
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100.0 * (len(ordered) - 1))))]
+
+
+def peak_memory_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minimt", default=os.path.join(ROOT, "build", "minimt"))
+    parser.add_argument("--model", default=os.path.join(ROOT, "models", "en-fr"))
+    parser.add_argument("--sentences", default=os.path.join(ROOT, "tools", "model", "data",
+                                                            "heldout.tsv"))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--url", help="load this server or balancer instead of starting one")
+    parser.add_argument("--serve-flags", default="", help="more flags for minimt serve")
+    args = parser.parse_args()
+
+    with open(args.sentences, encoding="utf-8") as f:
+        sources = [line.rstrip("\n").split("\t")[0] for line in f]
+    want, baseline_seconds, baseline_cpu = baseline(args.minimt, args.model, sources, args.threads)
+    process = None
+    url = args.url
+    if not url:
+        process, url = start_server(args.minimt, args.model, args.threads, args.serve_flags.split())
+    try:
+        cpu = process_cpu(process.pid) if process else None
+        answers, latencies, errors, seconds = load(url, sources, args.clients)
+        peak = peak_memory_mb(process.pid) if process else None
+        if process:
+            cpu = process_cpu(process.pid) - cpu
+    finally:
+        if process:
+            process.terminate()
+            process.wait(timeout=60)
+    differ = [i for i, a in enumerate(answers) if a is None or strip(a) != want[i]]
+    rate, baseline_rate = len(sources) / seconds, len(sources) / baseline_seconds
+    print("sentences: %d, clients: %d, threads: %d, %s" %
+          (len(sources), args.clients, args.threads, url))
+    print("translate -i --threads %d: %.2f s, %.0f sentences/s, CPU %.2f s (whole process)" %
+          (args.threads, baseline_seconds, baseline_rate, baseline_cpu))
+    print("serve: %.2f s, %.0f sentences/s = %.0f%% of translate -i" %
+          (seconds, rate, 100.0 * rate / baseline_rate))
+    if cpu is not None:
+        print("serve CPU during the load: %.2f s = %.0f%% of translate -i's sentences per CPU "
+              "second" % (cpu, 100.0 * baseline_cpu / cpu))
+    print("latency per request: p50 %.1f ms, p99 %.1f ms, max %.1f ms" %
+          (1000 * percentile(latencies, 50), 1000 * percentile(latencies, 99),
+           1000 * max(latencies)))
+    if peak is not None:
+        print("server peak memory (VmHWM): %.0f MB" % peak)
+    print("errors: %d%s" % (len(errors), (" (first: %s)" % errors[0]) if errors else ""))
+    print("answers differing from translate -i: %d%s" %
+          (len(differ), (" (first: line %d)" % (differ[0] + 1)) if differ else ""))
+    sys.exit(1 if errors or differ else 0)
+
+
+if __name__ == "__main__":
+    main()

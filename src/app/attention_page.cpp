@@ -156,6 +156,9 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
       {"types", dump.types},
       {"kinds", kinds()},
       {"sentences", std::move(sentences)}};
+  // What produced the numbers and what they include for this model (T5: the position bias).
+  if (!dump.compute_type.empty()) data["compute_type"] = dump.compute_type;
+  if (!dump.notes.empty()) data["notes"] = dump.notes;
   if (!options.heads.is_null()) data["heads"] = options.heads;
   out << view::kPageBeforeData << json_for_script(data)
       << (options.live ? view::kLivePageAfterData : view::kPageAfterData);

@@ -10,8 +10,9 @@
   - sentences.js, from dumps written here and rendered by minimt view: one figure per type,
     layer and head plus a hidden average, their captions, the notes of a failed and a blank
     sentence and of the types a partial dump leaves out, text with markup and control
-    characters shown as text (control characters as their Control Pictures), the title; a dump
-    without sentences.
+    characters shown as text (control characters as their Control Pictures), the title; the
+    dump's compute type and notes (what a format-2 model's scores include) in the header; a
+    dump without sentences.
 Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
 test fails, it is not skipped. One Chromium serves every page (tests/browser.py). Stdlib only.
 Ends with "N passed, N failed"; exit 1 on failure.
@@ -196,6 +197,21 @@ def sentences_check(browser, minimt, scratch):
           "no note for the blank sentence")
     check(dom.count('<section class="sentence"') == 3 and 'id="sentence-3" data-index="2" hidden=""' in dom,
           "want 3 sentence sections, all but the first hidden")
+
+    check('<ul id="minimt-notes" class="note" hidden=""></ul>' in dom,
+          "a dump without notes: the notes list is empty and hidden")
+
+    # A dump that says what produced it and what its scores include (a format-2 model's notes,
+    # as T5's dump has them): both in words in the header, markup shown as text.
+    notes = ["the bias is part of the <b>score</b> (T5)", "the first output token is forced"]
+    page = view(minimt, scratch, "notes", dict(crafted_dump(), compute_type="int8", notes=notes))
+    status, _, dom = page_status(browser, page, scratch)
+    check(status == "ok: 18 heatmaps", "notes page: status %r" % status)
+    check('<span class="subtitle">model /models/toy \u00b7 computed in int8</span>' in dom,
+          "notes page: the subtitle names the model and the compute type")
+    want = "".join("<li>Note: %s</li>" % html.escape(n, quote=False) for n in notes)
+    check('<ul id="minimt-notes" class="note">%s</ul>' % want in dom,
+          "notes page: each note shown in words", re.findall(r'<ul id="minimt-notes"[^>]*>.*?</ul>', dom))
 
     # A dump of cross-attention only, its last layer, head 1.
     page = view(minimt, scratch, "partial", crafted_dump(["cross"], [-1], [1]))

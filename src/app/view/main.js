@@ -4,7 +4,18 @@
   var pick = page.controls.pick, main = document.querySelector('main'), title = page.data.all.title;
   document.querySelector('title').textContent = page.dom.visible(title);
   document.querySelector('header h1').textContent = page.dom.visible(title);
-  if (page.data.all.model) document.querySelector('header .subtitle').textContent = 'model ' + page.dom.visible(page.data.all.model);
+  var about = [];
+  if (page.data.all.model) about.push('model ' + page.dom.visible(page.data.all.model));
+  if (page.data.all.compute_type) about.push('computed in ' + page.dom.visible(page.data.all.compute_type));
+  document.querySelector('header .subtitle').textContent = about.join(' \u00b7 ');
+  // The dump's notes: what this model's numbers include (T5: the position bias is in the score).
+  var notes = document.getElementById('minimt-notes');
+  (page.data.all.notes || []).forEach(function (note) {
+    var item = document.createElement('li');
+    item.textContent = 'Note: ' + page.dom.visible(note);
+    notes.appendChild(item);
+  });
+  notes.hidden = !notes.firstChild;
   if (page.data.all.heads) page.headsGrid.build(main, page.data.all.heads, page.data.sentences.length);
   page.sentences.build(main);
   page.controls.fill();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <streambuf>
 
+#include "app/dump_extras_reader.h"
 #include "minimt/base/error.h"
 
 namespace minimt {
@@ -67,11 +68,7 @@ void read_matrices(const json& value, const std::string& where, AttentionMatrice
 }
 
 // What "selection" says about every sentence: the types kept, the heads and layers.
-struct Selection {
-  std::vector<int> heads;
-  bool heads_given = false;
-  json layers;
-};
+using Selection = ReadSelection;
 
 Selection read_selection(const json& document, const std::string& name, AttentionDump& dump) {
   const json selection = document.value(schema::kSelection, json::object());
@@ -226,6 +223,7 @@ DumpSentence read_sentence(const json& entry, int number, const Selection& selec
   const size_t sources = s.source_tokens.size(), steps = s.decoder_input_tokens.size();
   s.encoder_rollout = read_rollout(entry, schema::kEncoderRollout, sources, sources, where);
   s.cross_rollout = read_rollout(entry, schema::kCrossRollout, steps, sources, where);
+  read_sentence_extras(entry, selection, s, where);
   return s;
 }
 

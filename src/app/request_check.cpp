@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "minimt/app/alignment.h"
 #include "minimt/app/dump_schema.h"
@@ -68,6 +69,7 @@ void check_values(const Request& request, const Checker& check) {
   check.problem("align_rule",
                 align_rule_problem(r.align_rule.empty() ? default_align_rule() : r.align_rule));
   check.range("alternatives", r.alternatives, 0, limits::kMaxAlternatives);
+  check.range("logit_lens", r.logit_lens, 0, limits::kMaxAlternatives);
   if (!request.compute_type.empty()) {
     try {
       parse_compute_type(request.compute_type);
@@ -94,9 +96,15 @@ void check_combinations(const Request& request, const Checker& check) {
     check.fail("batch_size", batch + " times " + beam + " is more than " +
                                  std::to_string(limits::kMaxBeamsPerBatch) + " hypotheses at once");
   const RecordSettings& r = request.record;
-  if (r.rollout && !r.dump_attention && !r.view)
-    check.fail("rollout", check.name("rollout") + " adds to " + check.name("dump_attention") +
-                              " or " + check.name("view") + ": give one of them");
+  const std::pair<const char*, bool> additions[] = {{"rollout", r.rollout},
+                                                    {"dump_scores", r.dump_scores},
+                                                    {"dump_vectors", r.dump_vectors},
+                                                    {"dump_norms", r.dump_norms},
+                                                    {"logit_lens", r.logit_lens > 0}};
+  for (const auto& [field, asked] : additions)
+    if (asked && !r.dump_attention && !r.view)
+      check.fail(field, check.name(field) + " adds to " + check.name("dump_attention") + " or " +
+                            check.name("view") + ": give one of them");
   // Lines in flight are at most 4 batches per thread (batch_runner.cpp): bound them, so that a
   // typo (batch_size 65536, threads 1024) is refused rather than run out of memory.
   const int threads = request_threads(request);

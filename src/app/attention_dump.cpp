@@ -63,6 +63,25 @@ void write_matrix(std::ostream& out, const RolloutMatrix& m) {
   out << ']';
 }
 
+// What a reader of the matrices must know about a format-2 model whose attention differs from
+// the original Transformer's; none for the others, whose dumps stay as they were.
+std::vector<std::string> model_notes(const ModelConfig& c) {
+  std::vector<std::string> notes;
+  if (c.relative_attention.buckets > 0)
+    notes.push_back(
+        "self-attention weights are softmax(q.k" +
+        std::string(c.scale_attention_scores ? " / sqrt(d_k)" : "") +
+        " + a learned relative-position bias per head and distance bucket): the bias is part of "
+        "the score, and the model has no other position signal (T5)");
+  else if (!c.scale_attention_scores)
+    notes.push_back("attention scores are q.k, not divided by sqrt(d_k)");
+  if (c.forced_first_token >= 0)
+    notes.push_back(
+        "the first output token is forced (the target language code): its "
+        "log-probability is 0 and its alternatives have probability 1 and 0");
+  return notes;
+}
+
 }  // namespace
 
 void check_dump_selection(const DumpSelection& selection, const ModelConfig& c) {
@@ -100,6 +119,12 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
        << key(schema::kHeads) << join_ints(heads_) << "},\n";
   if (!selection_.masked_heads.empty())
     out_ << key(schema::kMaskedHeads) << json_string(selection_.masked_heads) << ",\n";
+  const std::vector<std::string> notes = model_notes(c);
+  if (!notes.empty()) {
+    out_ << key(schema::kNotes) << '[';
+    for (size_t i = 0; i < notes.size(); ++i) out_ << (i ? "," : "") << json_string(notes[i]);
+    out_ << "],\n";
+  }
   out_ << key(schema::kSentences) << '[';
 }
 

@@ -27,13 +27,18 @@ std::vector<int> Translator::source_ids(const std::string& text, bool* truncated
 
 std::vector<int> Translator::normalized_ids(const std::string& text, bool* truncated) const {
   const ModelConfig& c = model_->config();
-  std::vector<int> ids = model_->source_tokenizer().encode(text);
-  // Keep the final eos: the model always saw terminated sentences in training.
-  if (static_cast<int>(ids.size()) + 1 > c.max_positions) {
-    ids.resize(c.max_positions - 1);
+  std::vector<int> pieces = model_->source_tokenizer().encode(text);
+  // The model's prefix and suffix ids around the pieces (v1: eos after them), always kept: the
+  // model saw such sentences in training.
+  const int room =
+      c.max_positions - static_cast<int>(c.source_prefix.size() + c.source_suffix.size());
+  if (static_cast<int>(pieces.size()) > room) {
+    pieces.resize(room);
     *truncated = true;
   }
-  ids.push_back(c.special.eos);
+  std::vector<int> ids = c.source_prefix;
+  ids.insert(ids.end(), pieces.begin(), pieces.end());
+  ids.insert(ids.end(), c.source_suffix.begin(), c.source_suffix.end());
   return ids;
 }
 
@@ -79,10 +84,18 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
         if (result.unknown.size() < kMaxUnknownListed &&
             std::find(result.unknown.begin(), result.unknown.end(), word) == result.unknown.end())
           result.unknown.push_back(std::move(word));
-    if (!is_blank_input(result.prefix))
-      job.prefix_ids = target.encode(normalize_input(result.prefix));
+    // A forced first token (format v2) starts every output, searched or given.
+    const std::vector<int> forced =
+        c.forced_first_token >= 0 ? std::vector<int>{c.forced_first_token} : std::vector<int>{};
+    job.prefix_ids = forced;
+    if (!is_blank_input(result.prefix)) {
+      const std::vector<int> ids = target.encode(normalize_input(result.prefix));
+      job.prefix_ids.insert(job.prefix_ids.end(), ids.begin(), ids.end());
+    }
     if (scoring) {
-      job.target_ids = target.encode(normalize_input(result.target));
+      job.target_ids = forced;
+      const std::vector<int> ids = target.encode(normalize_input(result.target));
+      job.target_ids.insert(job.target_ids.end(), ids.begin(), ids.end());
       job.target_ids.push_back(c.special.eos);
       if (static_cast<int>(job.target_ids.size()) > c.max_positions)
         throw InputError("the target is " + std::to_string(job.target_ids.size()) +
@@ -109,6 +122,9 @@ void Translator::fill(Translation& result, const Hypothesis& hypothesis,
   result.finished = hypothesis.finished;
   std::vector<int> text_ids = hypothesis.tokens;
   if (hypothesis.finished) text_ids.pop_back();  // the eos
+  const int forced = model_->config().forced_first_token;
+  if (forced >= 0 && !text_ids.empty() && text_ids.front() == forced)
+    text_ids.erase(text_ids.begin());  // a language code, not text
   result.text = model_->target_tokenizer().decode(text_ids);
 }
 

@@ -44,6 +44,26 @@ std::string linear_layers_text(const Model& model) {
   return "float32, OpenBLAS";
 }
 
+// What a format-2 model does differently (docs/model-format.md, "Format version 2").
+std::string format2_text(const ModelConfig& c) {
+  std::string text = std::string(to_string(c.norm)) + (c.final_norms ? " (final per stack)" : "");
+  if (c.position_offset) text += ", positions from " + std::to_string(c.position_offset);
+  if (c.relative_attention.buckets)
+    text += ", relative bias " + std::to_string(c.relative_attention.buckets) + " buckets to " +
+            std::to_string(c.relative_attention.max_distance);
+  if (c.embedding_norm) text += ", embedding norm";
+  if (!c.scale_attention_scores) text += ", scores not scaled";
+  if (!c.biases) text += ", no biases";
+  if (c.feed_forward == FeedForwardKind::kGated) text += ", gated feed-forward";
+  if (c.output_scale != 1.0f) text += ", output x " + std::to_string(c.output_scale);
+  if (c.forced_first_token >= 0)
+    text += ", first token forced: " + std::to_string(c.forced_first_token);
+  std::string prefix;
+  for (int id : c.source_prefix) prefix += (prefix.empty() ? "" : " ") + std::to_string(id);
+  if (!prefix.empty()) text += ", source prefix [" + prefix + "]";
+  return text;
+}
+
 int run_info(const std::string& model_option, const std::string& compute_type) {
   auto model = load_model(model_option, compute_type);
   const ModelConfig& c = model->config();
@@ -63,6 +83,7 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
             << c.special.bos << ", eos " << c.special.eos << ", decoder start "
             << c.decoder_start_token << "\n"
             << "parameters     " << model->weights().parameter_count << "\n";
+  if (c.format_version > 1) std::cout << "format 2       " << format2_text(c) << "\n";
   for (const auto& file : model->files())
     std::cout << "file           " << file.path << " (" << human_size(file.bytes) << ")\n";
   const char* core_type = std::getenv("OPENBLAS_CORETYPE");

@@ -14,4 +14,12 @@ const char* to_string(Positions positions) {
   return enum_name(kPositionsNames, positions);
 }
 
+const char* to_string(NormKind norm) {
+  return enum_name(kNormKindNames, norm);
+}
+
+const char* to_string(FeedForwardKind kind) {
+  return enum_name(kFeedForwardKindNames, kind);
+}
+
 }  // namespace minimt

@@ -1,11 +1,13 @@
 #include "minimt/engine/decoder.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "minimt/base/error.h"
 #include "minimt/engine/attention.h"
 #include "minimt/engine/attention_inside.h"
+#include "minimt/engine/relative_position.h"
 
 namespace minimt {
 
@@ -136,13 +138,13 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
     else if (record)
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * (t + n));
     const bool inside = record && record->extras.attention();
-    float* scores = inside && record->extras.scores
-                        ? reserve(record_scores_, static_cast<size_t>(heads) * n * (t + n))
-                        : nullptr;  // [H][n][t+n]
+    float* recorded = inside && record->extras.scores
+                          ? reserve(record_scores_, static_cast<size_t>(heads) * n * (t + n))
+                          : nullptr;  // [H][n][t+n]
     multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
                          c.head_dim, true, context + first, probs, z.scores,
                          head_mask_ ? head_mask_->layer(AttentionKind::kDecoder, l) : nullptr,
-                         scores);
+                         self_scores_, recorded);
     if (record && n > 1)
       record_run(probs, n, t + n, heads, l, true, record->decoder_self_steps,
                  record->decoder_self_steps.size() - n);
@@ -154,7 +156,7 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
       call.first_query = static_cast<int>(record->decoder_inside.queries.size()) - n;
       call.query_count = n;
       call.context = context + first;
-      call.scores = scores;
+      call.scores = recorded;
       call.key_count = t + n;
       call.keys = k + first;
       call.values = v + first;
@@ -190,13 +192,14 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
     else if (record)
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * s);
     const bool inside = record && record->extras.attention();
-    float* scores = inside && record->extras.scores
-                        ? reserve(record_scores_, static_cast<size_t>(heads) * n * s)  // [H][n][S]
-                        : nullptr;
-    multi_head_attention(
-        q + at * width, state.layers[l].cross_k.data(), state.layers[l].cross_v.data(), n, s, heads,
-        c.head_dim, false, context + at * width, probs, z.scores,
-        head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr, scores);
+    float* recorded = inside && record->extras.scores
+                          ? reserve(record_scores_, static_cast<size_t>(heads) * n * s)  // [H][n][S]
+                          : nullptr;
+    multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
+                         state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
+                         context + at * width, probs, z.scores,
+                         head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr,
+                         ScoreOptions{c.scale_attention_scores}, recorded);
     if (record && n > 1)
       record_run(probs, n, s, heads, slot, false, record->cross_steps,
                  record->cross_steps.size() - n);
@@ -209,7 +212,7 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
       call.first_query = static_cast<int>(record->cross_inside.queries.size()) - n;
       call.query_count = n;
       call.context = context + at * width;
-      call.scores = scores;
+      call.scores = recorded;
       call.key_count = s;
       if (first_position == 0) {
         call.keys = state.layers[l].cross_k.data();
@@ -252,9 +255,10 @@ const std::vector<float>& Decoder::layer_logits(const AttentionRecord& record, i
         record.layer_states.at(first_step + t).data() + static_cast<size_t>(layer) * d;
     std::copy(row, row + d, x + static_cast<size_t>(t) * d);
   }
-  // The model's output side, as forward() applies it after the last layer.
-  if (c.norm_position == NormPosition::kPre)
-    ops::layer_norm(weights_.decoder_final_norm, x, steps, d, c.layer_norm_eps);
+  // The model's output side, as forward() and output_logits() apply it after the last layer.
+  if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, steps);
+  if (c.output_scale != 1.0f)
+    ops::scale_in_place(x, c.output_scale, static_cast<int64_t>(steps) * d);
   lens_logits_.resize(static_cast<size_t>(steps) * c.target_vocab_size);  // [steps, V]
   ops::linear(weights_.output, x, steps, lens_logits_.data());
   return lens_logits_;
@@ -340,6 +344,15 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
   float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]
   embed(c, weights_.target_embeddings, weights_.target_positions, tokens.data(), positions_.data(),
         total, x);
+  if (c.embedding_norm) normalize(c, weights_.decoder_embedding_norm, x, total);
+  self_scores_ = ScoreOptions{c.scale_attention_scores};
+  if (weights_.decoder_relative_bias) {
+    int longest = 1;
+    for (size_t b = 0; b < states.size(); ++b)
+      longest = std::max(longest, states[b]->length + rows[b]);
+    self_scores_ =
+        relative_bias_table(c, weights_.decoder_relative_bias, false, longest, relative_table_);
+  }
 
   LayerScratch& z = scratch_;
   for (int l = 0; l < c.decoder_layers; ++l) {
@@ -350,17 +363,36 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
       cross_attention(layer, l, in, rows, states, out);
     });
     residual(c, layer.final_norm, x, total, z, [&](const float* in, float* out) {
-      feed_forward(c, layer.fc1, layer.fc2, in, total, z.hidden, out);
+      feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, total, z, out);
     });
     if (keep_states) record_layer_states(x, l, rows, states);
   }
-  if (c.norm_position == NormPosition::kPre)
-    ops::layer_norm(weights_.decoder_final_norm, x, total, d, c.layer_norm_eps);
-
-  logits_.resize(static_cast<size_t>(total) * c.target_vocab_size);  // [R, V]
-  ops::linear(weights_.output, x, total, logits_.data());
+  if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, total);
+  output_logits(total, rows, states);
   for (size_t b = 0; b < states.size(); ++b) states[b]->length += rows[b];
   return logits_;
+}
+
+void Decoder::output_logits(int total, const std::vector<int>& rows,
+                            const std::vector<DecoderState*>& states) {
+  const Architecture& c = config_;
+  const int vocab = c.target_vocab_size;
+  float* x = x_.data();  // [R, d]
+  // T5 with a tied output scales the decoder output by d_model^-0.5 before the product.
+  if (c.output_scale != 1.0f)
+    ops::scale_in_place(x, c.output_scale, static_cast<int64_t>(total) * c.d_model);
+  logits_.resize(static_cast<size_t>(total) * vocab);  // [R, V]
+  ops::linear(weights_.output, x, total, logits_.data());
+  if (c.forced_first_token < 0) return;
+  // generate()'s forced_bos_token_id: after the start token (position 0) the forced token is
+  // the only possible one, so every search, score and dump sees its probability as 1.
+  size_t row = 0;
+  for (size_t b = 0; b < states.size(); row += rows[b], ++b) {
+    if (states[b]->length != 0) continue;
+    float* logits = logits_.data() + row * vocab;
+    std::fill(logits, logits + vocab, -std::numeric_limits<float>::infinity());
+    logits[c.forced_first_token] = 0.0f;
+  }
 }
 
 }  // namespace minimt

@@ -1,7 +1,10 @@
 #include "minimt/engine/encoder.h"
 
+#include <algorithm>
+
 #include "minimt/engine/attention.h"
 #include "minimt/engine/attention_inside.h"
+#include "minimt/engine/relative_position.h"
 
 namespace minimt {
 
@@ -24,6 +27,13 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
   float* x = batch.states.data();  // [N, d]: every sentence's rows, one after another
   embed(c, weights_.source_embeddings, weights_.source_positions, ids.data(), positions.data(),
         rows, x);
+  if (c.embedding_norm) normalize(c, weights_.encoder_embedding_norm, x, rows);
+  ScoreOptions scores{c.scale_attention_scores};
+  if (weights_.encoder_relative_bias) {
+    int longest = 1;
+    for (int b = 0; b < batch.sentences(); ++b) longest = std::max(longest, batch.length(b));
+    scores = relative_bias_table(c, weights_.encoder_relative_bias, true, longest, bias_table_);
+  }
 
   for (int b = 0; b < batch.sentences(); ++b) {
     AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
@@ -56,20 +66,20 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
         float* probs =
             record ? record->encoder_self.data() + static_cast<size_t>(l) * heads * s * s : nullptr;
         const bool inside = record && record->extras.attention();
-        float* scores = inside && record->extras.scores
-                            ? reserve(scores_, static_cast<size_t>(heads) * s * s)  // [H][S][S]
-                            : nullptr;
+        float* recorded = inside && record->extras.scores
+                              ? reserve(scores_, static_cast<size_t>(heads) * s * s)  // [H][S][S]
+                              : nullptr;
         // Each sentence attends only to its own rows: the same as a padding mask.
         multi_head_attention(
             q + at, k + at, v + at, s, s, heads, c.head_dim, false, context + at, probs, z.scores,
-            head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr, scores);
+            head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr, scores, recorded);
         if (inside) {
           AttentionCall call;
           call.layer = l;
           call.queries = q + at;
           call.query_count = s;
           call.context = context + at;
-          call.scores = scores;
+          call.scores = recorded;
           call.key_count = s;
           call.keys = k + at;
           call.values = v + at;
@@ -81,11 +91,10 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
       ops::linear(layer.self_attn.out, context, rows, out);  // [N, d]
     });
     residual(c, layer.final_norm, x, rows, z, [&](const float* in, float* out) {
-      feed_forward(c, layer.fc1, layer.fc2, in, rows, z.hidden, out);
+      feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, rows, z, out);
     });
   }
-  if (c.norm_position == NormPosition::kPre)
-    ops::layer_norm(weights_.encoder_final_norm, x, rows, d, c.layer_norm_eps);
+  if (c.final_norms) normalize(c, weights_.encoder_final_norm, x, rows);
   return batch;
 }
 

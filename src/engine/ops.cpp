@@ -71,6 +71,19 @@ void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float
     kernel(x + static_cast<int64_t>(r) * dim, dim, norm.weight, norm.bias, eps);
 }
 
+void rms_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps) {
+  const auto kernel = kernels::row_kernels().rms_norm_row;
+  for (int r = 0; r < rows; ++r) kernel(x + static_cast<int64_t>(r) * dim, dim, norm.weight, eps);
+}
+
+void multiply_in_place(float* x, const float* y, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] *= y[i];
+}
+
+void scale_in_place(float* x, float factor, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] *= factor;
+}
+
 void add_in_place(float* x, const float* y, int64_t count) {
   for (int64_t i = 0; i < count; ++i) x[i] += y[i];
 }
@@ -98,6 +111,12 @@ void activate(Activation activation, float* x, int64_t count) {
       break;
     case Activation::kSilu:
       for (int64_t i = 0; i < count; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+      break;
+    case Activation::kGeluTanh:  // transformers' gelu_new (T5 v1.1), term by term as it writes it
+      for (int64_t i = 0; i < count; ++i) {
+        const float cubic = x[i] + 0.044715f * (x[i] * x[i] * x[i]);
+        x[i] = 0.5f * x[i] * (1.0f + std::tanh(0.79788456080286536f * cubic));
+      }
       break;
   }
 }
@@ -130,6 +149,17 @@ void sinusoidal_table(int positions, int d_model, float* out) {
       row[2 * i] = static_cast<float>(std::sin(angle));
       if (2 * i + 1 < d_model) row[2 * i + 1] = static_cast<float>(std::cos(angle));
     }
+  }
+}
+
+void add_sinusoidal_split_position(int position, int d_model, float* out) {
+  const int half = d_model / 2;  // d_model >= 4: the config refuses less
+  const float step = static_cast<float>(-(std::log(10000.0) / (half - 1)));
+  const float at = static_cast<float>(position);
+  for (int i = 0; i < half; ++i) {
+    const float angle = at * std::exp(static_cast<float>(i) * step);
+    out[i] += std::sin(angle);
+    out[half + i] += std::cos(angle);
   }
 }
 

@@ -12,15 +12,17 @@ size_t PackedWeights::bytes() const {
 
 std::vector<Linear*> model_linears(ModelWeights& weights) {
   std::vector<Linear*> layers;
+  // fc1_linear exists (out > 0) only in a gated feed-forward (format v2).
   for (auto& layer : weights.encoder_layers)
     for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
-                           &layer.self_attn.out, &layer.fc1, &layer.fc2})
-      layers.push_back(linear);
+                           &layer.self_attn.out, &layer.fc1, &layer.fc1_linear, &layer.fc2})
+      if (linear->out > 0) layers.push_back(linear);
   for (auto& layer : weights.decoder_layers)
-    for (Linear* linear : {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v,
-                           &layer.self_attn.out, &layer.cross_attn.q, &layer.cross_attn.k,
-                           &layer.cross_attn.v, &layer.cross_attn.out, &layer.fc1, &layer.fc2})
-      layers.push_back(linear);
+    for (Linear* linear :
+         {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v, &layer.self_attn.out,
+          &layer.cross_attn.q, &layer.cross_attn.k, &layer.cross_attn.v, &layer.cross_attn.out,
+          &layer.fc1, &layer.fc1_linear, &layer.fc2})
+      if (linear->out > 0) layers.push_back(linear);
   layers.push_back(&weights.output);
   return layers;
 }

@@ -4,80 +4,15 @@
 #include "minimt/base/error.h"
 #include "minimt/model/paths.h"
 #include "minimt/model/untrusted_json.h"
+#include "model/config_reader.h"
 
 namespace minimt {
 namespace {
 
-// Limits that keep a hostile config.json from asking for absurd allocations.
-constexpr long long kMaxDimension = 1 << 16;
-constexpr long long kMaxLayers = 1024;
-constexpr long long kMaxPositions = 1 << 20;
-constexpr long long kMaxVocab = 1 << 24;
 // config.json is read whole and parsed into a tree of up to about 25 bytes of memory and 0.15 us
 // per input byte; inline weights are for small hand-written models (a larger model uses a
 // safetensors file).
 constexpr size_t kMaxConfigBytes = 8u << 20;
-
-class ConfigReader {
- public:
-  ConfigReader(const nlohmann::json& json, const std::string& file) : json_(json), file_(file) {}
-
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw ModelError(file_, "key '" + key + "' " + what);
-  }
-
-  const nlohmann::json& require(const std::string& key) const {
-    auto it = json_.find(key);
-    if (it == json_.end()) fail(key, "is missing");
-    return *it;
-  }
-
-  long long integer(const nlohmann::json& value, const std::string& key, long long low,
-                    long long high) const {
-    if (!value.is_number_integer()) fail(key, "must be an integer, got " + describe_json(value));
-    // An unsigned value past the range of long long would wrap: compare it unsigned.
-    bool huge = value.is_number_unsigned() && value.get<unsigned long long>() > 1ull << 62;
-    long long v = huge ? high + 1 : value.get<long long>();
-    if (v < low || v > high)
-      fail(key, "must be between " + std::to_string(low) + " and " + std::to_string(high) +
-                    ", got " + describe_json(value));
-    return v;
-  }
-
-  int integer(const std::string& key, long long low, long long high) const {
-    return static_cast<int>(integer(require(key), key, low, high));
-  }
-
-  bool boolean(const std::string& key) const {
-    const auto& value = require(key);
-    if (!value.is_boolean()) fail(key, "must be true or false, got " + describe_json(value));
-    return value.get<bool>();
-  }
-
-  std::string string(const std::string& key) const { return string(require(key), key); }
-
-  std::string string(const nlohmann::json& value, const std::string& key) const {
-    if (!value.is_string()) fail(key, "must be a string, got " + describe_json(value));
-    return value.get<std::string>();
-  }
-
-  template <typename Enum, size_t N>
-  Enum choice(const std::string& key, const EnumName<Enum> (&options)[N]) const {
-    std::string value = string(key);
-    std::string allowed;
-    for (const auto& [name, option] : options) {
-      if (value == name) return option;
-      allowed += std::string(allowed.empty() ? "" : ", ") + '"' + name + '"';
-    }
-    fail(key, "must be one of " + allowed + ", got \"" + printable(value) + '"');
-  }
-
-  const nlohmann::json& json() const { return json_; }
-
- private:
-  const nlohmann::json& json_;
-  const std::string& file_;
-};
 
 std::string relative_path(const ConfigReader& reader, const nlohmann::json& value,
                           const std::string& key) {
@@ -89,12 +24,8 @@ std::string relative_path(const ConfigReader& reader, const nlohmann::json& valu
   return path;
 }
 
-}  // namespace
-
-namespace {
-
-// "format" and "format_version".
-void check_format(ConfigReader& reader, const nlohmann::json& json) {
+// "format" and "format_version" (1 or 2).
+int check_format(ConfigReader& reader, const nlohmann::json& json) {
   if (reader.string("format") != "minimt-transformer")
     reader.fail("format", "must be \"minimt-transformer\", got " + describe_json(json["format"]));
   const auto& version = reader.require("format_version");
@@ -103,9 +34,10 @@ void check_format(ConfigReader& reader, const nlohmann::json& json) {
     reader.fail("format_version",
                 "is " + describe_json(version) + ", newer than this minimt supports (" +
                     std::to_string(ModelConfig::kFormatVersion) + "); upgrade minimt");
-  if (version.get<long long>() != ModelConfig::kFormatVersion)
-    reader.fail("format_version", "must be " + std::to_string(ModelConfig::kFormatVersion) +
+  if (version.get<long long>() < 1)
+    reader.fail("format_version", "must be 1 or " + std::to_string(ModelConfig::kFormatVersion) +
                                       ", got " + describe_json(version));
+  return static_cast<int>(version.get<long long>());
 }
 
 // The architecture's sizes and choices.
@@ -187,10 +119,11 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   if (!json.is_object()) throw ModelError(file, "must hold a JSON object");
   ConfigReader reader(json, file);
   ModelConfig c;
-  check_format(reader, json);
+  c.format_version = check_format(reader, json);
   read_architecture(reader, json, c);
   read_special_tokens(reader, json, c);
   read_files(reader, c);
+  read_format_v2(reader, c);  // the v2 keys, or their v1 meaning
   return c;
 }
 

@@ -16,10 +16,11 @@ namespace {
 constexpr long long kMaxTokenizerBytes = 64ll << 20;
 
 // side is "source" or "target": the file is named by key 'tokenizer.<side>', and its piece count
-// must equal key '<side>_vocab_size'.
+// must equal key '<side>_vocab_size' plus the side's unknown_pieces (format v2), which it reads
+// as unk.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& dir, const std::string& relative,
-                                          int expected_size, const std::string& config_file,
-                                          const std::string& side) {
+                                          int expected_size, int unknown_pieces, int unk,
+                                          const std::string& config_file, const std::string& side) {
   const std::string key = "config.json key 'tokenizer." + side + "'";
   const std::string path = model_file(dir, relative, key);
   if (file_size(path) > kMaxTokenizerBytes)
@@ -28,10 +29,18 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& dir, const std::str
                                " bytes (64 MiB) minimt reads as a SentencePiece model (named by " +
                                key + ")");
   auto tokenizer = std::make_unique<Tokenizer>(path);
-  if (tokenizer->size() != expected_size)
+  if (unknown_pieces == 0 && tokenizer->size() != expected_size)
     throw ModelError(config_file, "key '" + side + "_vocab_size' is " +
                                       std::to_string(expected_size) + " but " + path + " has " +
                                       std::to_string(tokenizer->size()) + " pieces");
+  if (static_cast<long long>(tokenizer->size()) !=
+      static_cast<long long>(expected_size) + unknown_pieces)
+    throw ModelError(config_file, "key '" + side + "_vocab_size' is " +
+                                      std::to_string(expected_size) + " and 'unknown_pieces." +
+                                      side + "' is " + std::to_string(unknown_pieces) + " but " +
+                                      path + " has " + std::to_string(tokenizer->size()) +
+                                      " pieces (their sum is needed)");
+  if (unknown_pieces > 0) tokenizer->read_as_unknown_from(expected_size, unk);
   return tokenizer;
 }
 
@@ -55,11 +64,20 @@ void Model::tabulate_sinusoidal_positions() {
   // would cost the start-up more than it saves, and positions are computed on the fly.
   constexpr long long kMaxTableFloats = 1 << 18;
   const ModelConfig& c = config_;
-  if (c.positions != Positions::kSinusoidal ||
-      static_cast<long long>(c.max_positions) * c.d_model > kMaxTableFloats)
+  const bool split = c.positions == Positions::kSinusoidalSplit;
+  const long long rows = static_cast<long long>(c.max_positions) + c.position_offset;
+  if ((c.positions != Positions::kSinusoidal && !split) || rows * c.d_model > kMaxTableFloats)
     return;
-  sinusoidal_table_.resize(static_cast<size_t>(c.max_positions) * c.d_model);
-  ops::sinusoidal_table(c.max_positions, c.d_model, sinusoidal_table_.data());
+  sinusoidal_table_.resize(static_cast<size_t>(rows) * c.d_model);  // [rows, d]
+  if (split) {
+    std::fill(sinusoidal_table_.begin(), sinusoidal_table_.end(), 0.0f);
+    for (int position = 0; position < rows; ++position)
+      ops::add_sinusoidal_split_position(
+          position, c.d_model,
+          sinusoidal_table_.data() + static_cast<size_t>(position) * c.d_model);
+  } else {
+    ops::sinusoidal_table(static_cast<int>(rows), c.d_model, sinusoidal_table_.data());
+  }
   weights_.source_positions = weights_.target_positions = sinusoidal_table_.data();
 }
 
@@ -134,10 +152,10 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
 
   const std::string source_path = join_path(dir, c.source_tokenizer);
   const std::string target_path = join_path(dir, c.target_tokenizer);
-  model->source_ =
-      load_tokenizer(dir, c.source_tokenizer, c.source_vocab_size, config_path, "source");
-  model->target_ =
-      load_tokenizer(dir, c.target_tokenizer, c.target_vocab_size, config_path, "target");
+  model->source_ = load_tokenizer(dir, c.source_tokenizer, c.source_vocab_size,
+                                  c.source_unknown_pieces, c.special.unk, config_path, "source");
+  model->target_ = load_tokenizer(dir, c.target_tokenizer, c.target_vocab_size,
+                                  c.target_unknown_pieces, c.special.unk, config_path, "target");
   model->files_.push_back({source_path, file_size(source_path)});
   if (target_path != source_path) model->files_.push_back({target_path, file_size(target_path)});
   return model;

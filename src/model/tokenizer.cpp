@@ -18,10 +18,18 @@ Tokenizer::~Tokenizer() = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 
+void Tokenizer::read_as_unknown_from(int first, int unk) {
+  unknown_from_ = first;
+  unk_ = unk;
+}
+
 std::vector<int> Tokenizer::encode(const std::string& text) const {
   std::vector<int> ids;
   auto status = processor_->Encode(text, &ids);
   if (!status.ok()) throw InputError("cannot tokenize the input: " + status.ToString());
+  if (unknown_from_ >= 0)
+    for (int& id : ids)
+      if (id >= unknown_from_) id = unk_;
   return ids;
 }
 
@@ -36,7 +44,9 @@ std::vector<std::string> Tokenizer::unknown_words(const std::string& text) const
   std::vector<std::string> words;
   const auto encoded = processor_->EncodeAsImmutableProto(text);
   for (const auto& piece : encoded.pieces())
-    if (processor_->IsUnknown(static_cast<int>(piece.id()))) words.push_back(piece.surface());
+    if (processor_->IsUnknown(static_cast<int>(piece.id())) ||
+        (unknown_from_ >= 0 && static_cast<int>(piece.id()) >= unknown_from_))
+      words.push_back(piece.surface());
   return words;
 }
 

@@ -12,16 +12,18 @@ namespace {
 // leftovers can be reported as unknown.
 class WeightBinder {
  public:
-  WeightBinder(const TensorStore& store, const std::string& file, const BindOptions& options)
-      : store_(store), file_(file), options_(options) {}
+  WeightBinder(const TensorStore& store, const std::string& file, const BindOptions& options,
+               int version)
+      : store_(store), file_(file), options_(options), version_(version) {}
 
   // A float tensor (F32 in place; F16 and BF16 widened). I8 is only for Linear weights.
   const float* tensor(const std::string& name, const Shape& shape) {
     const TensorView* view = checked(name, shape);
     if (view->dtype == DType::kI8)
       fail(name,
-           "is I8, but format v1 stores only the weights of Linear layers (attention "
-           "projections, fc1, fc2, lm_head) as I8");
+           "is I8, but format v" + std::to_string(version_) +
+               " stores only the weights of Linear layers (attention projections, fc1, fc2, " +
+               (version_ > 1 ? "fc1_linear, " : "") + "lm_head) as I8");
     parameters_ += element_count(shape);
     return store_.find(name)->data;
   }
@@ -45,15 +47,18 @@ class WeightBinder {
     layer.weight = from_file ? nullptr : store_.find(name)->data;
   }
 
-  LayerNormWeights layer_norm(const std::string& prefix, int dim) {
-    return LayerNormWeights{tensor(prefix + ".weight", {dim}), tensor(prefix + ".bias", {dim})};
+  // PREFIX.weight, and PREFIX.bias unless the model's norms are RMS norms.
+  LayerNormWeights norm(const std::string& prefix, int dim, NormKind kind) {
+    const float* weight = tensor(prefix + ".weight", {dim});
+    return LayerNormWeights{
+        weight, kind == NormKind::kLayerNorm ? tensor(prefix + ".bias", {dim}) : nullptr};
   }
 
   void reject_unknown() const {
     for (const auto& [name, view] : store_.all())
       if (!used_.count(name))
-        throw ModelError(
-            file_, "tensor '" + printable(name) + "' is not part of format v1 for this config");
+        throw ModelError(file_, "tensor '" + printable(name) + "' is not part of format v" +
+                                    std::to_string(version_) + " for this config");
   }
 
   long long parameters() const { return parameters_; }
@@ -62,6 +67,7 @@ class WeightBinder {
   const TensorStore& store_;
   const std::string& file_;
   const BindOptions& options_;
+  int version_;  // the format version, for messages
   std::set<std::string> used_;
   long long parameters_ = 0;
 
@@ -125,41 +131,52 @@ void for_each_named_linear(
     fn(p + ".v_proj", a.v, width, d);
     fn(p + ".out_proj", a.out, d, width);
   };
-  auto feed_forward = [&](const std::string& p, Linear& fc1, Linear& fc2) {
+  auto feed_forward = [&](const std::string& p, Linear& fc1, Linear& fc1_linear, Linear& fc2) {
     fn(p + ".fc1", fc1, c.d_ff, d);
+    if (c.feed_forward == FeedForwardKind::kGated) fn(p + ".fc1_linear", fc1_linear, c.d_ff, d);
     fn(p + ".fc2", fc2, d, c.d_ff);
   };
   for (size_t i = 0; i < w.encoder_layers.size(); ++i) {
     const std::string p = "encoder.layers." + std::to_string(i);
     auto& layer = w.encoder_layers[i];
     attention(p + ".self_attn", layer.self_attn);
-    feed_forward(p, layer.fc1, layer.fc2);
+    feed_forward(p, layer.fc1, layer.fc1_linear, layer.fc2);
   }
   for (size_t i = 0; i < w.decoder_layers.size(); ++i) {
     const std::string p = "decoder.layers." + std::to_string(i);
     auto& layer = w.decoder_layers[i];
     attention(p + ".self_attn", layer.self_attn);
     attention(p + ".encoder_attn", layer.cross_attn);
-    feed_forward(p, layer.fc1, layer.fc2);
+    feed_forward(p, layer.fc1, layer.fc1_linear, layer.fc2);
   }
   if (!c.tie_output) fn("lm_head", w.output, c.target_vocab_size, d);
 }
 
 ModelWeights bind_weights(const ModelConfig& c, const TensorStore& store, const std::string& file,
                           const BindOptions& options) {
-  WeightBinder bind(store, file, options);
+  WeightBinder bind(store, file, options, c.format_version);
   ModelWeights w;
   const int d = c.d_model;
   w.source_embeddings = bind.tensor("encoder.embed_tokens.weight", {c.source_vocab_size, d});
   w.target_embeddings = bind.tensor("decoder.embed_tokens.weight", {c.target_vocab_size, d});
   if (c.positions == Positions::kLearned) {
-    w.source_positions = bind.tensor("encoder.embed_positions.weight", {c.max_positions, d});
-    w.target_positions = bind.tensor("decoder.embed_positions.weight", {c.max_positions, d});
+    const int rows = c.max_positions + c.position_offset;
+    w.source_positions = bind.tensor("encoder.embed_positions.weight", {rows, d});
+    w.target_positions = bind.tensor("decoder.embed_positions.weight", {rows, d});
+  }
+  if (c.relative_attention.buckets > 0) {
+    const Shape shape{c.relative_attention.buckets, c.num_heads};
+    w.encoder_relative_bias = bind.tensor("encoder.relative_attention_bias.weight", shape);
+    w.decoder_relative_bias = bind.tensor("decoder.relative_attention_bias.weight", shape);
+  }
+  if (c.embedding_norm) {
+    w.encoder_embedding_norm = bind.norm("encoder.layernorm_embedding", d, c.norm);
+    w.decoder_embedding_norm = bind.norm("decoder.layernorm_embedding", d, c.norm);
   }
   // The norms every layer has, encoder or decoder; the Linear layers come below.
   auto bind_norms = [&](auto& layer, const std::string& p) {
-    layer.self_attn_norm = bind.layer_norm(p + ".self_attn_layer_norm", d);
-    layer.final_norm = bind.layer_norm(p + ".final_layer_norm", d);
+    layer.self_attn_norm = bind.norm(p + ".self_attn_layer_norm", d, c.norm);
+    layer.final_norm = bind.norm(p + ".final_layer_norm", d, c.norm);
   };
   w.encoder_layers.resize(static_cast<size_t>(c.encoder_layers));
   w.decoder_layers.resize(static_cast<size_t>(c.decoder_layers));
@@ -168,15 +185,15 @@ ModelWeights bind_weights(const ModelConfig& c, const TensorStore& store, const 
   for (int i = 0; i < c.decoder_layers; ++i) {
     const std::string p = "decoder.layers." + std::to_string(i);
     bind_norms(w.decoder_layers[i], p);
-    w.decoder_layers[i].cross_attn_norm = bind.layer_norm(p + ".encoder_attn_layer_norm", d);
+    w.decoder_layers[i].cross_attn_norm = bind.norm(p + ".encoder_attn_layer_norm", d, c.norm);
   }
   for_each_named_linear(c, w, [&](const std::string& p, Linear& layer, int out, int in) {
     bind.linear_weight(p, layer, out, in);
-    if (&layer != &w.output) layer.bias = bind.tensor(p + ".bias", {out});
+    if (&layer != &w.output && c.biases) layer.bias = bind.tensor(p + ".bias", {out});
   });
-  if (c.norm_position == NormPosition::kPre) {
-    w.encoder_final_norm = bind.layer_norm("encoder.layer_norm", d);
-    w.decoder_final_norm = bind.layer_norm("decoder.layer_norm", d);
+  if (c.final_norms) {
+    w.encoder_final_norm = bind.norm("encoder.layer_norm", d, c.norm);
+    w.decoder_final_norm = bind.norm("decoder.layer_norm", d, c.norm);
   }
   if (c.tie_output) w.output.weight = w.target_embeddings;
   w.output.bias = bind.optional("final_logits_bias", {c.target_vocab_size});

@@ -296,7 +296,7 @@ def bad_cases(source_pieces, target_pieces):
         ("config.json is empty", write_file(cfg, b""), [cfg, "JSON"]),
         ("config.json is a JSON array", write_file(cfg, b"[1, 2, 3]"), [cfg, "object"]),
         ("wrong format", set_key("format", "marian"), [cfg, "'format'", "marian"]),
-        ("format_version 2", set_key("format_version", 2), [cfg, "'format_version'", "2", "1"]),
+        ("format_version 3", set_key("format_version", 3), [cfg, "'format_version'", "3", "2"]),
         ("format_version 0", set_key("format_version", 0), [cfg, "'format_version'"]),
         ("negative d_model", set_key("d_model", -16), [cfg, "'d_model'", "-16"]),
         ("d_model a string", set_key("d_model", "16"), [cfg, "'d_model'"]),
@@ -634,7 +634,7 @@ def main():
             print("ok   %-50s %.2f s %3.0f MB  %s" % (name, result.cpu_seconds, result.max_rss_mb,
                                                   err.strip()[:300]))
             # Loading is shared by every subcommand: info and tokenize refuse the same way.
-            if name in ("format_version 2", "missing tensor", "overlapping data_offsets",
+            if name in ("format_version 3", "missing tensor", "overlapping data_offsets",
                         "SentencePiece file that is garbage"):
                 for command in ("info", "tokenize"):
                     check_refused(checker, minimt, name, model_dir, words, command)
@@ -642,7 +642,7 @@ def main():
         # Sentences on stdin instead of arguments: the model is refused before any is read.
         broken = os.path.join(work, "bad-stdin")
         shutil.copytree(valid, broken)
-        set_key("format_version", 2)(broken)
+        set_key("format_version", 3)(broken)
         piped = run(minimt, "translate", "--model", broken, stdin=b"one\ntwo\n")
         checker.check(piped.returncode == 1 and piped.stdout == b"" and
                       piped.stderr.decode().count("\n") == 1,

@@ -70,6 +70,10 @@ VARIANTS = [
                                        "--ffn", "48", "--layers", "3", "--activation", "relu",
                                        "--language-codes", "--eos-bias", "8"], []),
     # OPUS-MT's sizes (d_model 512, 8 heads, 2048, 6 + 6 layers, 512 positions), small vocabulary
+    # SentencePiece pieces that vocab.json lacks: read as <unk>, as MarianTokenizer does
+    # (format 2's unknown_pieces)
+    ("pieces-missing-from-vocab", ["--seed", "9", "--drop-from-vocab", "3", "--eos-bias", "5"],
+     []),
     ("opus-mt-sizes-swish-bin", ["--seed", "8", "--d-model", "512", "--heads", "8", "--ffn", "2048",
                                  "--layers", "6", "--max-positions", "512", "--weights", "bin",
                                  "--eos-bias", "4"], []),
@@ -153,6 +157,10 @@ def run_variant(res, minimt, work, name, fixture_args, convert_args):
     if p.returncode:
         return
     texts = TEXTS + (CODE_TEXTS if "--language-codes" in fixture_args else [])
+    with open(os.path.join(out, "config.json")) as f:
+        unknown = json.load(f).get("unknown_pieces", {})
+    res.check(bool(unknown) == ("--drop-from-vocab" in fixture_args),
+              "%s: unknown_pieces %s" % (name, unknown))
     tokenizer = MarianTokenizerRef(hf)
     for text, got in zip(texts, minimt_tokenize(minimt, out, texts)):
         want = tokenizer.encode(text)
@@ -295,7 +303,6 @@ REFUSALS = [
     ("vocab.json gap", "base", lambda d: edit_json(os.path.join(d, "vocab.json"),
                                                    lambda v: v.update({"</s>": 100000})),
      "without gaps"),
-    ("pieces missing from vocab.json", "missing", lambda d: None, "--drop-missing-pieces"),
     ("BPE source.spm", "base", spm_model_type(2), "bpe SentencePiece model"),
     ("separate vocabularies, pad ids differ", "separate",
      lambda d: edit_json(os.path.join(d, "target_vocab.json"),
@@ -326,7 +333,7 @@ def check_refusals(res, work):
         bases[name] = os.path.join(work, "refusals", "base-" + name)
         make_fixture.main([bases[name]] + args)
         p = convert(bases[name], bases[name] + ".out")
-        res.check(p.returncode == (1 if name == "missing" else 0),
+        res.check(p.returncode == 0,
                   "refusal base %s converts with status %d: %s" % (name, p.returncode, p.stderr))
     for i, (name, base, change, expected) in enumerate(REFUSALS):
         hf = os.path.join(work, "refusals", "case%02d" % i)
@@ -342,6 +349,8 @@ def check_refusals(res, work):
         print("refused %-40s %s" % (name, lines[0] if lines else ""))
     p = convert(bases["missing"], bases["missing"] + ".dropped", ["--drop-missing-pieces"])
     res.check(p.returncode == 0, "--drop-missing-pieces: status %d %s" % (p.returncode, p.stderr))
+    with open(os.path.join(bases["missing"] + ".dropped", "config.json")) as f:
+        res.check(json.load(f)["format_version"] == 1, "--drop-missing-pieces: not format 1")
     p = convert(bases["base"], bases["base"] + ".out")
     res.check(p.returncode == 1 and "exists and is not empty" in p.stderr,
               "a second conversion into a full OUT_DIR: status %d %r" % (p.returncode, p.stderr))

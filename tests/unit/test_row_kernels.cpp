@@ -1,6 +1,6 @@
-// ops::log_sum_exp and ops::layer_norm (the row kernels of src/engine/kernels/row_kernels.h)
-// against double-precision references, and every instruction set this CPU runs against the
-// others.
+// ops::log_sum_exp, ops::layer_norm and ops::rms_norm (the row kernels of
+// src/engine/kernels/row_kernels.h) against double-precision references, and every
+// instruction set this CPU runs against the others.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -129,4 +129,38 @@ TEST_CASE("ops: layer_norm against double precision; every set gives the same bi
       CHECK(std::memcmp(out.data(), first.data(), dim * sizeof(float)) == 0);
     }
   }
+}
+
+TEST_CASE("ops: rms_norm against double precision; every set gives the same bits",
+          "[ops][row_kernels]") {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> uniform(-3.0f, 5.0f);
+  const auto sets = kernels::supported_row_kernels();
+  for (int dim : {1, 4, 7, 16, 33, 512, 1000}) {
+    std::vector<float> row(dim), weight(dim);
+    for (int i = 0; i < dim; ++i) {
+      row[i] = uniform(rng);
+      weight[i] = uniform(rng);
+    }
+    double mean_square = 0.0;  // T5LayerNorm: no mean subtracted
+    for (float v : row) mean_square += static_cast<double>(v) * v;
+    mean_square /= dim;
+    std::vector<float> first;
+    for (const auto& set : sets) {
+      std::vector<float> out = row;
+      set.rms_norm_row(out.data(), dim, weight.data(), 1e-6f);
+      INFO(set.name << ", dim " << dim);
+      for (int i = 0; i < dim; ++i) {
+        const double expected = row[i] / std::sqrt(mean_square + 1e-6) * weight[i];
+        CHECK(out[i] == Approx(expected).margin(1e-5).epsilon(1e-5));
+      }
+      if (first.empty()) first = out;
+      CHECK(std::memcmp(out.data(), first.data(), dim * sizeof(float)) == 0);
+    }
+  }
+  // By hand: [3, 4] has mean square 12.5; eps 0 and weight [1, 2] give [3, 8] / sqrt(12.5).
+  std::vector<float> pair{3.0f, 4.0f}, weight{1.0f, 2.0f};
+  ops::rms_norm(LayerNormWeights{weight.data(), nullptr}, pair.data(), 1, 2, 0.0f);
+  CHECK(pair[0] == Approx(3.0 / std::sqrt(12.5)).epsilon(1e-6));
+  CHECK(pair[1] == Approx(8.0 / std::sqrt(12.5)).epsilon(1e-6));
 }

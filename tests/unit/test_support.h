@@ -66,8 +66,9 @@ inline json small_config(const json& patch = json::object()) {
   return config;
 }
 
-// Every tensor format v1 lists for `c`, with its shape, in the order of the format document.
-// Written from the document, not from src/weights.cpp, so that the two can disagree.
+// Every tensor the format (v1, and v2's keys) lists for `c`, with its shape, in the order of
+// the format document. Written from the document, not from src/model/weight_binding.cpp, so
+// that the two can disagree.
 inline std::vector<std::pair<std::string, Shape>> format_tensors(const ModelConfig& c,
                                                                  bool final_logits_bias) {
   const int64_t d = c.d_model, w = static_cast<int64_t>(c.num_heads) * c.head_dim;
@@ -75,27 +76,37 @@ inline std::vector<std::pair<std::string, Shape>> format_tensors(const ModelConf
   names.push_back({"encoder.embed_tokens.weight", {c.source_vocab_size, d}});
   names.push_back({"decoder.embed_tokens.weight", {c.target_vocab_size, d}});
   if (c.positions == Positions::kLearned) {
-    names.push_back({"encoder.embed_positions.weight", {c.max_positions, d}});
-    names.push_back({"decoder.embed_positions.weight", {c.max_positions, d}});
+    const int64_t rows = c.max_positions + c.position_offset;
+    names.push_back({"encoder.embed_positions.weight", {rows, d}});
+    names.push_back({"decoder.embed_positions.weight", {rows, d}});
   }
+  auto linear = [&](const std::string& p, int64_t out, int64_t in) {
+    names.push_back({p + ".weight", {out, in}});
+    if (c.biases) names.push_back({p + ".bias", {out}});
+  };
   auto attention = [&](const std::string& p) {
-    for (const char* proj : {"q_proj", "k_proj", "v_proj"}) {
-      names.push_back({p + "." + proj + ".weight", {w, d}});
-      names.push_back({p + "." + proj + ".bias", {w}});
-    }
-    names.push_back({p + ".out_proj.weight", {d, w}});
-    names.push_back({p + ".out_proj.bias", {d}});
+    for (const char* proj : {"q_proj", "k_proj", "v_proj"}) linear(p + "." + proj, w, d);
+    linear(p + ".out_proj", d, w);
   };
   auto norm = [&](const std::string& p) {
     names.push_back({p + ".weight", {d}});
-    names.push_back({p + ".bias", {d}});
+    if (c.norm == NormKind::kLayerNorm) names.push_back({p + ".bias", {d}});
   };
   auto ffn = [&](const std::string& p) {
-    names.push_back({p + ".fc1.weight", {c.d_ff, d}});
-    names.push_back({p + ".fc1.bias", {c.d_ff}});
-    names.push_back({p + ".fc2.weight", {d, c.d_ff}});
-    names.push_back({p + ".fc2.bias", {d}});
+    linear(p + ".fc1", c.d_ff, d);
+    if (c.feed_forward == FeedForwardKind::kGated) linear(p + ".fc1_linear", c.d_ff, d);
+    linear(p + ".fc2", d, c.d_ff);
   };
+  if (c.relative_attention.buckets > 0) {
+    names.push_back(
+        {"encoder.relative_attention_bias.weight", {c.relative_attention.buckets, c.num_heads}});
+    names.push_back(
+        {"decoder.relative_attention_bias.weight", {c.relative_attention.buckets, c.num_heads}});
+  }
+  if (c.embedding_norm) {
+    norm("encoder.layernorm_embedding");
+    norm("decoder.layernorm_embedding");
+  }
   for (int i = 0; i < c.encoder_layers; ++i) {
     std::string p = "encoder.layers." + std::to_string(i);
     attention(p + ".self_attn");
@@ -112,7 +123,7 @@ inline std::vector<std::pair<std::string, Shape>> format_tensors(const ModelConf
     ffn(p);
     norm(p + ".final_layer_norm");
   }
-  if (c.norm_position == NormPosition::kPre) {
+  if (c.final_norms) {
     norm("encoder.layer_norm");
     norm("decoder.layer_norm");
   }
@@ -138,7 +149,10 @@ inline std::vector<float> random_values(const ModelConfig& c, const std::string&
     std = c.scale_embeddings ? 1.0f / std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
   } else if (ends_with("embed_positions.weight")) {
     std = 0.5f;
-  } else if (name.find("layer_norm") != std::string::npos) {
+  } else if (ends_with("relative_attention_bias.weight")) {
+    std = 1.0f;
+  } else if (name.find("layer_norm") != std::string::npos ||
+             name.find("layernorm_embedding") != std::string::npos) {
     mean = ends_with(".weight") ? 1.0f : 0.0f;
   } else if (ends_with("q_proj.weight") || ends_with("k_proj.weight")) {
     std = 1.2f / std::sqrt(fan_in);
@@ -253,7 +267,8 @@ std::string error_of(F&& f) {
   return "(no exception)";
 }
 
-// Largest |a[i] - b[i]| over n values, with the index where it occurs; NaN counts as infinite.
+// Largest |a[i] - b[i]| over n values, with the index where it occurs; NaN counts as infinite,
+// two equal infinities (the -infinity logits of a forced token) as 0.
 struct Difference {
   double largest = 0.0;
   size_t index = 0;
@@ -262,7 +277,7 @@ struct Difference {
 inline Difference max_difference(const float* a, const float* b, size_t n) {
   Difference d;
   for (size_t i = 0; i < n; ++i) {
-    double diff = std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+    double diff = a[i] == b[i] ? 0.0 : std::fabs(static_cast<double>(a[i]) - b[i]);
     if (std::isnan(diff)) diff = INFINITY;
     if (diff > d.largest) d = {diff, i};
   }

@@ -211,3 +211,45 @@ TEST_CASE("weights: inline values past the float range are refused as infinities
   CHECK_NOTHROW(read_inline_tensors(
       json{{"x.weight", {{"shape", {2}}, {"data", {3.4e38, -3.4e38}}}}}, "m/config.json", store));
 }
+
+TEST_CASE("weights: format v2's tensors are each required, shaped and named", "[weights]") {
+  // T5's shapes (relative bias, RMS norms, no biases, gated) and mBART's (learned positions
+  // from 2, embedding norms), each against the format document's list.
+  const std::vector<json> patches = {
+      {{"format_version", 2},
+       {"positions", "none"},
+       {"relative_attention", {{"buckets", 8}, {"max_distance", 5}}},
+       {"norm", "rms_norm"},
+       {"norm_position", "pre"},
+       {"biases", false},
+       {"feed_forward", "gated"},
+       {"tie_output", false}},
+      {{"format_version", 2},
+       {"positions", "learned"},
+       {"position_offset", 2},
+       {"embedding_norm", true},
+       {"norm_position", "pre"}},
+  };
+  for (const json& patch : patches) {
+    ModelConfig config = ModelConfig::from_json(small_config(patch), "config.json");
+    auto tensors = format_tensors(config, false);
+    INFO(patch.dump());
+    CHECK_NOTHROW(bind_weights(config, store_with(tensors), "m.safetensors"));
+    for (size_t skip = 0; skip < tensors.size(); ++skip) {
+      auto rest = tensors;
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(skip));
+      CHECK_THAT(bind_error(config, store_with(rest)),
+                 Catch::Contains("'" + tensors[skip].first + "' is missing"));
+      auto changed = tensors;
+      changed[skip].second.back() += 1;
+      CHECK_THAT(bind_error(config, store_with(changed)),
+                 Catch::Contains("'" + tensors[skip].first + "' has shape"));
+    }
+    // A v1 tensor this config drops (a norm's or a Linear's bias) is named as not part of v2.
+    auto extra = tensors;
+    extra.push_back({"encoder.layers.0.fc1.bias", {config.d_ff}});
+    if (config.biases) extra.back() = {"encoder.layers.0.fc1_linear.weight", {config.d_ff, 8}};
+    CHECK_THAT(bind_error(config, store_with(extra)),
+               Catch::Contains("is not part of format v2 for this config"));
+  }
+}

@@ -1,8 +1,19 @@
 """The converted model directory is staged beside OUT_DIR and replaces it only when complete
 (model.safetensors itself is written by tools/common/safetensors_file.py)."""
+import json
 import os
 import shutil
 import tempfile
+
+import safetensors_file
+
+
+def check_paths(hf_dir, out_dir):
+    """OUT_DIR must not be HF_DIR or hold it: the conversion would replace its own input."""
+    hf, out = os.path.realpath(hf_dir), os.path.realpath(out_dir)
+    if hf == out or hf.startswith(out + os.sep):
+        raise FileExistsError("%s: would replace the model being converted (%s)"
+                              % (out_dir, hf_dir))
 
 
 class StagedDirectory:
@@ -28,3 +39,14 @@ class StagedDirectory:
 
     def abandon(self):
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def write_weights_and_config(stage, tensors, config, args):
+    """model.safetensors (final_logits_bias kept F32: -1e9 does not fit F16) and config.json."""
+    safetensors_file.write_safetensors(
+        stage.file("model.safetensors"), tensors, args.dtype, keep_f32={"final_logits_bias"},
+        metadata={"converted_from": os.path.abspath(args.hf_dir),
+                  "converter": "tools/convert_hf.py"})
+    with open(stage.file("config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=1)
+        f.write("\n")

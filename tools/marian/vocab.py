@@ -65,9 +65,11 @@ def _missing_pieces(model, vocab_ids, specials):
             if p.type in PRODUCIBLE and p.text not in vocab_ids and p.text not in specials]
 
 
-def rewrite(spm_path, vocab, vocab_path, specials, source_side, allow_missing):
-    """-> (new SentencePiece model bytes, notes). vocab: pieces by id; specials: {'unk':
-    '<unk>', 'eos': '</s>', 'pad': '<pad>'} as the tokenizer names them."""
+def rewrite(spm_path, vocab, vocab_path, specials, source_side, drop_missing):
+    """-> (new SentencePiece model bytes, notes, unknown pieces). vocab: pieces by id;
+    specials: {'unk': '<unk>', 'eos': '</s>', 'pad': '<pad>'} as the tokenizer names them.
+    Pieces vocab.json lacks are appended after it (format v2's unknown_pieces reads them as
+    <unk>, as MarianTokenizer does), or dropped with drop_missing."""
     try:
         model = sp.SpmModel.load(spm_path)
     except (OSError, sp.ProtoError) as e:
@@ -78,14 +80,14 @@ def rewrite(spm_path, vocab, vocab_path, specials, source_side, allow_missing):
             raise ConversionError(vocab_path, "has no %s token %r" % (name, token))
     notes = []
     missing = _missing_pieces(model, ids, set(specials.values()))
-    if missing and not allow_missing:
-        raise ConversionError(
-            spm_path, "has %d pieces that %s does not list, e.g. %s; transformers versions "
-            "disagree on their ids (older ones use <unk>, newer ones the SentencePiece id). "
-            "--drop-missing-pieces removes them (SentencePiece then cuts those words into "
-            "other pieces)" % (len(missing), vocab_path, ", ".join(map(repr, missing[:5]))))
-    if missing:
+    if missing and drop_missing:
         notes.append("%s: dropped %d pieces not in %s" % (spm_path, len(missing), vocab_path))
+    elif missing:
+        notes.append("%s: %d pieces that %s lacks (e.g. %s) are read as %s, as MarianTokenizer "
+                     "does; --drop-missing-pieces removes them instead" %
+                     (spm_path, len(missing), vocab_path, ", ".join(map(repr, missing[:3])),
+                      specials["unk"]))
+    kept = [] if drop_missing else [p for p in model.pieces if p.text in set(missing)]
     own = {p.text: p for p in model.pieces}
     foreign = sum(1 for piece in vocab if piece not in own and piece not in specials.values())
     if foreign and model.model_type() != "unigram":
@@ -97,11 +99,11 @@ def rewrite(spm_path, vocab, vocab_path, specials, source_side, allow_missing):
     lowest = min((p.score for p in model.pieces if p.type == sp.NORMAL), default=0.0)
     unknown_char = lambda piece: len(piece) == 1 and piece not in own_chars  # noqa: E731
     model.pieces = [_new_piece(piece, own, specials, source_side, unknown_char, lowest)
-                    for piece in vocab]
-    _check_unique(model.pieces, spm_path)
+                    for piece in vocab] + kept
+    check_unique(model.pieces, spm_path)
     strings = {} if source_side else {sp.TRAINER_UNK_SURFACE: ""}
     model.set_trainer(
-        {sp.TRAINER_VOCAB_SIZE: len(vocab), sp.TRAINER_IDS["unk"]: ids[specials["unk"]],
+        {sp.TRAINER_VOCAB_SIZE: len(model.pieces), sp.TRAINER_IDS["unk"]: ids[specials["unk"]],
          sp.TRAINER_IDS["eos"]: ids[specials["eos"]], sp.TRAINER_IDS["pad"]: ids[specials["pad"]],
          sp.TRAINER_IDS["bos"]: -1},
         {sp.TRAINER_PIECES["unk"]: specials["unk"], sp.TRAINER_PIECES["eos"]: specials["eos"],
@@ -110,7 +112,7 @@ def rewrite(spm_path, vocab, vocab_path, specials, source_side, allow_missing):
     notes.append("%s: %d pieces -> %d (%d from the other vocabulary: %d characters this model "
                  "gives as unknown, the others unused)" % (spm_path, len(own), len(vocab),
                                                            foreign, chars))
-    return model.serialize(), notes
+    return model.serialize(), notes, len(kept)
 
 
 def _new_piece(piece, own, specials, source_side, unknown_char, lowest):
@@ -129,7 +131,8 @@ def _new_piece(piece, own, specials, source_side, unknown_char, lowest):
     return sp.Piece(piece, 0.0, sp.UNUSED)
 
 
-def _check_unique(pieces, spm_path):
+def check_unique(pieces, spm_path):
+    """Each piece text once: SentencePiece refuses a model that has one twice."""
     seen = set()
     for i, piece in enumerate(pieces):
         if piece.text in seen:

@@ -5,6 +5,7 @@
 // {"format": "minimt-attention", "version": 1, "model": DIR,
 //  "selection": {"types": [TYPE...], "layers": [INT...] or null, "heads": [INT...]},
 //  "masked_heads": "TYPE:LAYER:HEAD,..." (only with --mask-heads),
+//  "notes": [S...] (only for a model whose attention reads differently: format 2),
 //  "sentences": [{"source": S, "translation": S  or  "error": S,
 //                 "source_tokens": [S...], "decoder_input_tokens": [S...],
 //                 "output_tokens": [S...], "output_log_probs": [F...],
@@ -42,7 +43,8 @@ inline constexpr char kLayers[] = "layers";
 inline constexpr char kHeads[] = "heads";
 inline constexpr char kSentences[] = "sentences";
 inline constexpr char kMaskedHeads[] = "masked_heads";  // optional: "cross:2:1,..." (--mask-heads)
-inline constexpr char kSource[] = "source";             // in each sentence
+inline constexpr char kNotes[] = "notes";    // optional: what the numbers mean for this model
+inline constexpr char kSource[] = "source";  // in each sentence
 inline constexpr char kTranslation[] = "translation";
 inline constexpr char kError[] = "error";
 inline constexpr char kSourceTokens[] = "source_tokens";

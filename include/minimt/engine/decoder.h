@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "minimt/engine/architecture.h"
+#include "minimt/engine/attention.h"
 #include "minimt/engine/attention_record.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/head_mask.h"
@@ -120,6 +121,9 @@ class Decoder {
   // rows[b] new positions for states[b]; tokens holds them all, sentence after sentence.
   const std::vector<float>& forward(const std::vector<int>& tokens, const std::vector<int>& rows,
                                     const std::vector<DecoderState*>& states);
+  // The logits of the total rows of x_ (the last layer's output), written to logits_.
+  void output_logits(int total, const std::vector<int>& rows,
+                     const std::vector<DecoderState*>& states);
   void self_attention(const DecoderLayerWeights& layer, int l, const float* in,
                       const std::vector<int>& rows, const std::vector<DecoderState*>& states,
                       float* out);
@@ -135,8 +139,10 @@ class Decoder {
   const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
   std::vector<float> x_, logits_;
-  std::vector<float> record_probs_;   // [H][T][t+T] of a run of T > 1 recorded positions
-  std::vector<float> record_scores_;  // [H][T][t+T]: the scores, when a record keeps them
+  std::vector<float> relative_table_;    // T5's self-attention bias by distance, per forward
+  ScoreOptions self_scores_;             // how self-attention scores are made in this forward
+  std::vector<float> record_probs_;      // [H][T][t+T] of a run of T > 1 recorded positions
+  std::vector<float> record_scores_;     // [H][T][t+T]: the scores, when a record keeps them
   std::vector<float> inside_scratch_, lens_states_, lens_logits_;  // extras and the logit lens
   std::vector<DecoderState> reordered_;  // reorder()'s destination, then the spare buffers
   std::vector<int> positions_, ones_, run_tokens_, run_rows_;

@@ -38,6 +38,7 @@ class Encoder {
   const ModelWeights& weights_;
   const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
+  std::vector<float> bias_table_;  // T5's relative-position bias by distance, per forward
   std::vector<float> scores_, inside_scratch_;  // recording the extras (RecordExtras) only
 };
 

@@ -10,20 +10,24 @@
 
 namespace minimt {
 
-// out[count, d] = E[ids[i]] * (sqrt(d) if scaled) + P[positions[i]].
-// position_table is the [max_positions, d] table (learned, or sinusoidal precomputed), or null
-// to compute sinusoidal positions on the fly.
+// out[count, d] = E[ids[i]] * (sqrt(d) if scaled) + P[positions[i] + position_offset], P by
+// config.positions (none: nothing added; sinusoidal_split: nothing for a pad token).
+// position_table is the [max_positions + position_offset, d] table (learned, or sinusoidal
+// precomputed), or null to compute sinusoidal positions on the fly.
 void embed(const Architecture& config, const float* token_table, const float* position_table,
            const int* ids, const int* positions, int count, float* out);
 
 // Scratch buffers one layer stack reuses across calls, so steady-state decoding allocates
 // nothing (vectors only grow).
 struct LayerScratch {
-  std::vector<float> normed, q, k, v, context, sublayer_out, hidden, scores;
+  std::vector<float> normed, q, k, v, context, sublayer_out, hidden, gate, scores;
 };
 
+// In place over rows of width d_model: the model's norm (layer norm, or RMS norm in format v2).
+void normalize(const Architecture& config, const LayerNormWeights& norm, float* x, int rows);
+
 // One residual sub-layer over x [rows, d]:
-//   post-norm: x = LN(x + f(x));  pre-norm: x = x + f(LN(x)).
+//   post-norm: x = N(x + f(x));  pre-norm: x = x + f(N(x)), N the model's norm.
 // f(input, output) reads input [rows, d] and writes output [rows, d].
 template <typename Sublayer>
 void residual(const Architecture& config, const LayerNormWeights& norm, float* x, int rows,
@@ -34,19 +38,20 @@ void residual(const Architecture& config, const LayerNormWeights& norm, float* x
   if (config.norm_position == NormPosition::kPre) {
     if (scratch.normed.size() < count) scratch.normed.resize(count);
     std::copy(x, x + count, scratch.normed.begin());
-    ops::layer_norm(norm, scratch.normed.data(), rows, d, config.layer_norm_eps);
+    normalize(config, norm, scratch.normed.data(), rows);
     sublayer(scratch.normed.data(), scratch.sublayer_out.data());
     ops::add_in_place(x, scratch.sublayer_out.data(), count);
   } else {
     sublayer(static_cast<const float*>(x), scratch.sublayer_out.data());
     ops::add_in_place(x, scratch.sublayer_out.data(), count);
-    ops::layer_norm(norm, x, rows, d, config.layer_norm_eps);
+    normalize(config, norm, x, rows);
   }
 }
 
-// out[rows, d] = fc2(act(fc1(x))); hidden grows to [rows, d_ff].
-void feed_forward(const Architecture& config, const Linear& fc1, const Linear& fc2, const float* x,
-                  int rows, std::vector<float>& hidden, float* out);
+// out[rows, d] = fc2(act(fc1(x))), or fc2(act(fc1(x)) * fc1_linear(x)) when gated;
+// scratch.hidden (and scratch.gate) grow to [rows, d_ff].
+void feed_forward(const Architecture& config, const Linear& fc1, const Linear& fc1_linear,
+                  const Linear& fc2, const float* x, int rows, LayerScratch& scratch, float* out);
 
 // Makes sure v holds at least count floats.
 inline float* reserve(std::vector<float>& v, size_t count) {

@@ -23,6 +23,15 @@ void linear(const Linear& layer, const float* x, int rows, float* y);
 // In place over rows of width dim: (x - mean) / sqrt(var + eps) * weight + bias.
 void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps);
 
+// In place over rows of width dim: x / sqrt(mean(x^2) + eps) * weight (T5's norm, no bias).
+void rms_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps);
+
+// x *= y, element-wise.
+void multiply_in_place(float* x, const float* y, int64_t count);
+
+// x *= factor, element-wise.
+void scale_in_place(float* x, float factor, int64_t count);
+
 // x += y, element-wise.
 void add_in_place(float* x, const float* y, int64_t count);
 
@@ -36,6 +45,12 @@ void activate(Activation activation, float* x, int64_t count);
 void add_sinusoidal_position(int position, int d_model, float* out);
 // Rows 0 .. positions-1 of that table into out [positions, d_model] (the same floats).
 void sinusoidal_table(int positions, int d_model, float* out);
+
+// Row `position` of fairseq's sinusoidal table (M2M100, NLLB), in float32 as fairseq computes
+// it: with h = d_model / 2 and f_i = exp(i * -(ln 10000 / (h - 1))), [i] = sin(position * f_i)
+// and [h + i] = cos(position * f_i) for i < h; an odd d_model's last element is 0. Adds it to
+// `out` (d_model floats).
+void add_sinusoidal_split_position(int position, int d_model, float* out);
 
 // log(sum(exp(row))) computed stably.
 float log_sum_exp(const float* row, int length);

@@ -11,8 +11,8 @@
 
 namespace minimt {
 
-// Every Linear layer of a model: attention projections, feed-forward layers and the output
-// projection, in a fixed order (what every compute type packs).
+// Every Linear layer of a model: attention projections, feed-forward layers (fc1_linear too,
+// when gated) and the output projection, in a fixed order (what every compute type packs).
 std::vector<Linear*> model_linears(ModelWeights& weights);
 
 // The packed copies of every Linear layer of a model, in one arena.

@@ -29,9 +29,10 @@ struct Linear {
   const Bf16Matrix* bf16 = nullptr;      // bf16 compute
 };
 
+// A layer norm, or an RMS norm (format v2), which has no bias.
 struct LayerNormWeights {
   const float* weight = nullptr;  // [dim]
-  const float* bias = nullptr;    // [dim]
+  const float* bias = nullptr;    // [dim]; null for an RMS norm
 };
 
 struct AttentionWeights {
@@ -42,7 +43,8 @@ struct AttentionWeights {
 struct EncoderLayerWeights {
   AttentionWeights self_attn;
   LayerNormWeights self_attn_norm;
-  Linear fc1, fc2;  // [d_ff, d_model], [d_model, d_ff]
+  Linear fc1, fc2;    // [d_ff, d_model], [d_model, d_ff]
+  Linear fc1_linear;  // [d_ff, d_model], gated feed-forward only: fc2(act(fc1 x) * fc1_linear x)
   LayerNormWeights final_norm;
 };
 
@@ -52,20 +54,27 @@ struct DecoderLayerWeights {
   AttentionWeights cross_attn;  // "encoder_attn": q from the decoder, k and v from the encoder
   LayerNormWeights cross_attn_norm;
   Linear fc1, fc2;
+  Linear fc1_linear;  // gated feed-forward only
   LayerNormWeights final_norm;
 };
 
 struct ModelWeights {
   const float* source_embeddings = nullptr;  // [source_vocab_size, d_model]
   const float* target_embeddings = nullptr;  // [target_vocab_size, d_model]
-  // [max_positions, d_model]: learned positions, or the sinusoidal table when the model keeps
-  // one; null means sinusoidal positions computed on the fly.
+  // [max_positions + position_offset, d_model]: learned positions, or the sinusoidal table when the
+  // model keeps one; null means sinusoidal positions computed on the fly.
   const float* source_positions = nullptr;
   const float* target_positions = nullptr;
   std::vector<EncoderLayerWeights> encoder_layers;
   std::vector<DecoderLayerWeights> decoder_layers;
-  LayerNormWeights encoder_final_norm;  // pre-norm only
-  LayerNormWeights decoder_final_norm;  // pre-norm only
+  LayerNormWeights encoder_final_norm;  // final_norms only (v1: pre-norm)
+  LayerNormWeights decoder_final_norm;
+  LayerNormWeights encoder_embedding_norm;  // embedding_norm only (v2)
+  LayerNormWeights decoder_embedding_norm;
+  // relative_attention only (v2): [buckets, num_heads], the bias each bucket adds to a head's
+  // scores, in every layer of the stack.
+  const float* encoder_relative_bias = nullptr;
+  const float* decoder_relative_bias = nullptr;
   // Logits: weight [target_vocab_size, d_model] is the tied decoder embedding or lm_head;
   // bias is final_logits_bias or null.
   Linear output;

@@ -1,5 +1,5 @@
-// ModelConfig: a format-v1 config.json parsed: the architecture the engine runs, plus the files
-// the model floor reads (tokenizers, weights).
+// ModelConfig: a format-v1 or v2 config.json parsed: the architecture the engine runs, plus the
+// files the model floor reads (tokenizers, weights).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,7 +10,14 @@
 namespace minimt {
 
 struct ModelConfig : Architecture {
-  static constexpr int kFormatVersion = 1;
+  static constexpr int kFormatVersion = 2;  // the newest this minimt reads; 1 still loads
+  int format_version = kFormatVersion;
+
+  // The last N pieces of each tokenizer (ids vocab_size .. vocab_size+N-1) are read as
+  // special.unk: pieces a Hugging Face vocabulary lacks, kept so that SentencePiece cuts text
+  // as before (format v2 key unknown_pieces).
+  int source_unknown_pieces = 0;
+  int target_unknown_pieces = 0;
 
   std::string source_tokenizer;  // path relative to the model directory
   std::string target_tokenizer;

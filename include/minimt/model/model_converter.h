@@ -20,8 +20,8 @@ struct ConversionSummary {
 // Reads and validates the model in `in_dir` (config, weights, tokenizers as Model::load does)
 // and writes into the existing empty directory `out_dir`: config.json (the same keys, "weights"
 // set to "model.safetensors"), the tokenizers under the same names, and model.safetensors with
-// every Linear weight with tensors of its own (attention projections, fc1, fc2, an untied
-// lm_head) as
+// every Linear weight with tensors of its own (attention projections, fc1, fc1_linear, fc2, an
+// untied lm_head) as
 //   int8     NAME.weight I8 [out, in] and NAME.weight_scale F32 [out], from quantize_rows_int8
 //            (an I8 input is copied as it is);
 //   float32  NAME.weight F32 (an I8 input dequantized: q * scale);

@@ -18,6 +18,10 @@ class Tokenizer {
   Tokenizer(Tokenizer&&) noexcept;
   Tokenizer& operator=(Tokenizer&&) noexcept;
 
+  // Pieces from `first` on are read as `unk` by encode() and count as unknown (format v2's
+  // unknown_pieces: pieces the model's vocabulary lacks).
+  void read_as_unknown_from(int first, int unk);
+
   std::vector<int> encode(const std::string& text) const;
   std::string decode(const std::vector<int>& ids) const;
   // The parts of text that encode() turns into the unknown piece, as they are written in it.
@@ -27,7 +31,9 @@ class Tokenizer {
   int size() const;
 
  private:
-  std::string path_;  // for messages
+  std::string path_;       // for messages
+  int unknown_from_ = -1;  // -1: every piece is its own id
+  int unk_ = 0;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;
 };
 

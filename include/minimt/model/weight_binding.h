@@ -23,14 +23,15 @@ struct BindOptions {
   bool pack_from_file = false;
 };
 
-// Looks up every tensor format v1 expects for `config`, checking its shape; `file` is named in
-// errors (the safetensors file or config.json for inline weights).
+// Looks up every tensor the format (v1 or v2) expects for `config`, checking its shape; `file` is
+// named in errors (the safetensors file or config.json for inline weights).
 ModelWeights bind_weights(const ModelConfig& config, const TensorStore& store,
                           const std::string& file, const BindOptions& options = {});
 
 // Calls fn(prefix, layer, out, in) for every Linear of `weights` that has tensors of its own
-// (PREFIX.weight, and PREFIX.weight_scale when that is I8): the attention projections, fc1, fc2,
-// and the output projection ("lm_head") when it is not tied to the embeddings.
+// (PREFIX.weight, and PREFIX.weight_scale when that is I8): the attention projections, fc1,
+// fc1_linear (gated feed-forward), fc2, and the output projection ("lm_head") when it is not
+// tied to the embeddings.
 void for_each_named_linear(
     const ModelConfig& config, ModelWeights& weights,
     const std::function<void(const std::string& prefix, Linear& layer, int out, int in)>& fn);

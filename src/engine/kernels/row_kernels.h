@@ -5,6 +5,8 @@
 //     summed by reduce_lanes(); peak + logf(sum).
 //   layer_norm: sum and then squared deviations in kNormLanes lanes the same way (padding adds
 //     exactly 0), reduced by reduce_lanes(); then (x - mean) * inverse * weight + bias.
+//   rms_norm (T5's norm, format v2): squares in kNormLanes lanes the same way (padding adds
+//     exactly 0), reduced by reduce_lanes(), divided by dim; then (x * inverse) * weight.
 // The x86 ones are built only on x86-64 (see CMakeLists.txt).
 #pragma once
 
@@ -61,13 +63,16 @@ inline float reduce_lanes(float* lanes, int count) {
 float log_sum_exp_generic(const float* row, int length, float peak);
 void layer_norm_row_generic(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_generic(const float* row, int length);
+void rms_norm_row_generic(float* row, int dim, const float* weight, float eps);
 #if defined(__x86_64__)
 float log_sum_exp_avx2(const float* row, int length, float peak);
 void layer_norm_row_avx2(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_avx2(const float* row, int length);
+void rms_norm_row_avx2(float* row, int dim, const float* weight, float eps);
 float log_sum_exp_avx512(const float* row, int length, float peak);
 void layer_norm_row_avx512(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_avx512(const float* row, int length);
+void rms_norm_row_avx512(float* row, int dim, const float* weight, float eps);
 #endif
 
 }  // namespace minimt::kernels
@@ -80,6 +85,7 @@ struct RowKernels {
   float (*row_max)(const float* row, int length);
   float (*log_sum_exp)(const float* row, int length, float peak);
   void (*layer_norm_row)(float* row, int dim, const float* weight, const float* bias, float eps);
+  void (*rms_norm_row)(float* row, int dim, const float* weight, float eps);
 };
 
 // Chosen in the kernel registry (kernel_table.h).

@@ -102,4 +102,26 @@ __attribute__((target("avx2,fma"))) void layer_norm_row_avx2(float* row, int dim
   for (; i < dim; ++i) row[i] = (row[i] - mean) * scale * weight[i] + bias[i];
 }
 
+__attribute__((target("avx2,fma"))) void rms_norm_row_avx2(float* row, int dim, const float* weight,
+                                                           float eps) {
+  static_assert(kNormLanes == 32, "four 8-float accumulators");
+  alignas(32) float lanes[kNormLanes];
+  __m256 sum[4];
+  for (auto& s : sum) s = _mm256_setzero_ps();
+  for (int i = 0; i < dim; i += 32)
+    for (int part = 0; part < 4; ++part) {
+      const __m256 x = load_padded(row, i + 8 * part, dim, 0.0f);
+      sum[part] = _mm256_add_ps(sum[part], _mm256_mul_ps(x, x));  // two roundings, as generic
+    }
+  for (int part = 0; part < 4; ++part) _mm256_store_ps(lanes + 8 * part, sum[part]);
+  const float mean_square = reduce_lanes(lanes, kNormLanes) / static_cast<float>(dim);
+  const float scale = 1.0f / std::sqrt(mean_square + eps);
+  const __m256 inverse = _mm256_set1_ps(scale);
+  int i = 0;
+  for (; i + 8 <= dim; i += 8)
+    _mm256_storeu_ps(row + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(row + i), inverse),
+                                            _mm256_loadu_ps(weight + i)));
+  for (; i < dim; ++i) row[i] = (row[i] * scale) * weight[i];
+}
+
 }  // namespace minimt::kernels

@@ -102,4 +102,25 @@ __attribute__((target("avx512f"))) void layer_norm_row_avx512(float* row, int di
   for (; i < dim; ++i) row[i] = (row[i] - mean) * scale * weight[i] + bias[i];
 }
 
+__attribute__((target("avx512f"))) void rms_norm_row_avx512(float* row, int dim,
+                                                            const float* weight, float eps) {
+  static_assert(kNormLanes == 32, "two 16-float accumulators");
+  alignas(64) float lanes[kNormLanes];
+  __m512 sum[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  for (int i = 0; i < dim; i += 32)
+    for (int part = 0; part < 2; ++part) {
+      const __m512 x = load_padded(row, i + 16 * part, dim, 0.0f);
+      sum[part] = _mm512_add_ps(sum[part], _mm512_mul_ps(x, x));  // two roundings, as generic
+    }
+  for (int part = 0; part < 2; ++part) _mm512_store_ps(lanes + 16 * part, sum[part]);
+  const float mean_square = reduce_lanes(lanes, kNormLanes) / static_cast<float>(dim);
+  const float scale = 1.0f / std::sqrt(mean_square + eps);
+  const __m512 inverse = _mm512_set1_ps(scale);
+  int i = 0;
+  for (; i + 16 <= dim; i += 16)
+    _mm512_storeu_ps(row + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(row + i), inverse),
+                                            _mm512_loadu_ps(weight + i)));
+  for (; i < dim; ++i) row[i] = (row[i] * scale) * weight[i];
+}
+
 }  // namespace minimt::kernels

@@ -36,4 +36,13 @@ void layer_norm_row_generic(float* row, int dim, const float* weight, const floa
   for (int i = 0; i < dim; ++i) row[i] = (row[i] - mean) * inverse * weight[i] + bias[i];
 }
 
+void rms_norm_row_generic(float* row, int dim, const float* weight, float eps) {
+  float lanes[kNormLanes] = {};
+  for (int i = 0; i < dim; ++i) lanes[i % kNormLanes] += row[i] * row[i];
+  // The mean square in float32, as T5LayerNorm computes its variance.
+  const float mean_square = reduce_lanes(lanes, kNormLanes) / static_cast<float>(dim);
+  const float inverse = 1.0f / std::sqrt(mean_square + eps);
+  for (int i = 0; i < dim; ++i) row[i] = (row[i] * inverse) * weight[i];
+}
+
 }  // namespace minimt::kernels

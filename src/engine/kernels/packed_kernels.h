@@ -1,6 +1,6 @@
 // The packed-panel kernels behind packed_linear(), one per instruction set. Each computes
 // y[m, n] = x[m, k] W^T + bias over the panels of `weight` in the summation order described in
-// minimt/packed_gemm.h. The x86 ones are built only on x86-64 (see CMakeLists.txt).
+// minimt/engine/packed_gemm.h. The x86 ones are built only on x86-64 (see CMakeLists.txt).
 #pragma once
 
 #include "minimt/engine/packed_gemm.h"

@@ -192,9 +192,10 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
     else if (record)
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * s);
     const bool inside = record && record->extras.attention();
-    float* recorded = inside && record->extras.scores
-                          ? reserve(record_scores_, static_cast<size_t>(heads) * n * s)  // [H][n][S]
-                          : nullptr;
+    float* recorded =
+        inside && record->extras.scores
+            ? reserve(record_scores_, static_cast<size_t>(heads) * n * s)  // [H][n][S]
+            : nullptr;
     multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
                          state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
                          context + at * width, probs, z.scores,

@@ -16,21 +16,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
+from test_batch_helpers import Tally
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-passed = failed = 0
-
-
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, flush=True)
-    return condition
+tally = Tally()
+check = tally.check
 
 
 def set_at(document, key, at, value):
@@ -104,9 +96,8 @@ def main():
                   "%s: exit %d, message %r, want %r" % (name, result.returncode, message, words))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    tally.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -139,10 +139,10 @@ class Decoder {
   const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
   std::vector<float> x_, logits_;
-  std::vector<float> relative_table_;    // T5's self-attention bias by distance, per forward
-  ScoreOptions self_scores_;             // how self-attention scores are made in this forward
-  std::vector<float> record_probs_;      // [H][T][t+T] of a run of T > 1 recorded positions
-  std::vector<float> record_scores_;     // [H][T][t+T]: the scores, when a record keeps them
+  std::vector<float> relative_table_;  // T5's self-attention bias by distance, per forward
+  ScoreOptions self_scores_;           // how self-attention scores are made in this forward
+  std::vector<float> record_probs_;    // [H][T][t+T] of a run of T > 1 recorded positions
+  std::vector<float> record_scores_;   // [H][T][t+T]: the scores, when a record keeps them
   std::vector<float> inside_scratch_, lens_states_, lens_logits_;  // extras and the logit lens
   std::vector<DecoderState> reordered_;  // reorder()'s destination, then the spare buffers
   std::vector<int> positions_, ones_, run_tokens_, run_rows_;

@@ -36,12 +36,13 @@ done
 # batch runner, engine), recording (attention dumps, alignment, head masks) and choosing what
 # a record says (output records) happen in app, where a second front end finds them. So src/cli
 # may include from app only these: the requests and their runs, where lines come from, the
-# files and the terminal, and the attention page of minimt view (a dump read, nothing decoded).
+# files and the terminal, the attention page of minimt view and the terminal heatmaps of
+# minimt show (a dump read and drawn, nothing decoded).
 # From engine it may include only blas_runtime.h (the process's BLAS threads and core type) and
 # kernel_registry.h (minimt info lists the kernels this CPU runs; the registry chooses them).
 # A new app header a subcommand needs goes here only if it decodes, records and selects nothing.
 cli_app_headers=(request.h request_plan.h request_run.h heads_run.h line_source.h line_reader.h
-                 output_file.h output_writer.h progress.h attention_view.h)
+                 output_file.h output_writer.h progress.h attention_view.h attention_show.h)
 cli_engine_headers=(blas_runtime.h kernel_registry.h)
 # minimt tokenize prints the ids the encoder reads (Translator::source_ids); it translates nothing.
 cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translator.h")

@@ -4,7 +4,7 @@
 # the documents, as `cmake --install` lays them out for the prefix /usr. Depends is computed from
 # the executable by dpkg-shlibdeps, never typed here.
 #   tools/package.sh [OUT_DIR]     (default: the current folder; builds in build-deb/)
-# Needs tools/setup.sh's packages plus dpkg-dev (installed here when missing, as root).
+# Needs tools/setup.sh's packages plus dpkg-dev and make (installed here when missing, as root).
 set -euo pipefail
 out=$(realpath "${1:-.}")
 cd "$(dirname "$0")/.."
@@ -12,10 +12,12 @@ root=$PWD
 build=${MINIMT_DEB_BUILD_DIR:-build-deb}
 maintainer=${MINIMT_DEB_MAINTAINER:-"minimt maintainers <maintainers@minimt.invalid>"}
 
-tools/setup.sh --packages "dpkg-dev" --no-build
+tools/setup.sh --packages "dpkg-dev make" --no-build
 
-# A build of its own: the install prefix (/usr) is compiled in as the last models folder.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+# A build of its own: the install prefix (/usr) is compiled in as the last models folder. No
+# tests: they need Catch2, which only tools/setup.sh --tests installs.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF \
+  >/dev/null
 cmake --build "$build" -j"$(nproc)" --target minimt minimt_cli_docs >"$build/package-build.log" 2>&1 ||
   { cat "$build/package-build.log" >&2; exit 1; }
 

@@ -9,9 +9,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libsentencepiece-dev
-  libopenblas-dev catch2)
-test_packages=(python3 python3-torch python3-sentencepiece chromium man-db zsh fish qemu-user)
+# Building and running: the first command installs these only (Ninja builds the floors side by
+# side where make would build them one after another).
+packages=(g++ cmake ninja-build pkg-config libcli11-dev nlohmann-json3-dev libsentencepiece-dev
+  libopenblas-dev)
+# The tests: Catch2, make (the sanitizer and fuzzing builds use CMake's default
+# generator), PyTorch and the rest.
+test_packages=(catch2 make python3 python3-torch python3-sentencepiece chromium man-db zsh fish
+  qemu-user)
 tests=0 build=1
 while (($#)); do
   case $1 in
@@ -52,8 +57,14 @@ if ((${#missing[@]})); then
 fi
 ((build)) || exit 0
 
+# A new build tree builds the tests only with --tests (they need Catch2); --tests turns them on
+# in a tree made without them.
 if [[ ! -f build/CMakeCache.txt ]]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  testing=OFF
+  ((tests)) && testing=ON
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=$testing >/dev/null
+elif ((tests)) && grep -q '^BUILD_TESTING:BOOL=OFF$' build/CMakeCache.txt; then
+  cmake -S . -B build -DBUILD_TESTING=ON >/dev/null
 fi
 # The first command builds only what running needs; tests and the benchmark helper come with
 # --tests, or once they have been built.

@@ -113,10 +113,16 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
     if (kept(type)) type_list += (type_list.empty() ? "" : ",") + json_string(type.type);
   out_ << '{' << key(schema::kFormat) << json_string(schema::kFormatName) << ','
        << key(schema::kVersionKey) << schema::kVersion << ',' << key(schema::kModel)
-       << json_string(model.directory()) << ',' << key(schema::kSelection) << '{'
+       << json_string(model.directory()) << ',' << key(schema::kComputeType)
+       << json_string(to_string(model.compute_type())) << ',' << key(schema::kSelection) << '{'
        << key(schema::kTypes) << '[' << type_list << "]," << key(schema::kLayers)
        << (selection_.layers.empty() ? "null" : join_ints(selection_.layers)) << ','
-       << key(schema::kHeads) << join_ints(heads_) << "},\n";
+       << key(schema::kHeads) << join_ints(heads_);
+  // The layer numbers the selection names in each stack, so that "-1" reads as its number.
+  if (!selection_.layers.empty())
+    out_ << ',' << key(schema::kEncoderLayers) << join_ints(resolve_layers(c.encoder_layers)) << ','
+         << key(schema::kDecoderLayers) << join_ints(resolve_layers(c.decoder_layers));
+  out_ << "},\n";
   if (!selection_.masked_heads.empty())
     out_ << key(schema::kMaskedHeads) << json_string(selection_.masked_heads) << ",\n";
   const std::vector<std::string> notes = model_notes(c);

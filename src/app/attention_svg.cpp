@@ -13,16 +13,8 @@ namespace {
 
 // The colour of a weight on the sequential scale (colour_scales.json, as the page draws it).
 std::string shade(float weight) {
-  const std::vector<view::Rgb>& stops = view::sequential_stops();
-  const int last = static_cast<int>(stops.size()) - 1;
-  double x = std::min(1.0, std::max(0.0, static_cast<double>(weight)));
-  double f = x * last;
-  int i = std::min(last - 1, static_cast<int>(f));
-  double t = f - i;
+  const view::Rgb c = view::sequential_colour(weight);
   char text[8];
-  int c[3];
-  for (int k = 0; k < 3; ++k)
-    c[k] = static_cast<int>(std::lround(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * t));
   std::snprintf(text, sizeof text, "#%02x%02x%02x", c[0], c[1], c[2]);
   return text;
 }

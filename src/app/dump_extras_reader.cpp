@@ -24,7 +24,7 @@ std::string index(std::initializer_list<size_t> at) {
 
 // The shape one extra must have: layers (< 0: any), heads, `count` rows and `size` numbers in
 // each (< 0: learned from the first row; 0: none, the rows are numbers: head norms).
-struct Shape {
+struct ExtraShape {
   int layers = -1;
   std::vector<int> heads;
   bool heads_known = true;
@@ -51,8 +51,9 @@ float cell(const json& x, Cells cells, size_t i, size_t j, const std::string& at
   return static_cast<float>(value);
 }
 
-AttentionMatrices read_extra(const json& value, const std::string& key, Shape shape, Cells cells,
-                             const ReadSelection& selection, const std::string& where) {
+AttentionMatrices read_extra(const json& value, const std::string& key, ExtraShape shape,
+                             Cells cells, const schema::AttentionType& type,
+                             const dump_read::Selection& selection, const std::string& where) {
   const std::string at = where + ": " + key;
   if (!value.is_array()) throw Error(at + " is not a list of layers");
   if (shape.layers >= 0 && value.size() != static_cast<size_t>(shape.layers))
@@ -90,7 +91,8 @@ AttentionMatrices read_extra(const json& value, const std::string& key, Shape sh
       }
     }
   }
-  m.layer_labels = dump_layer_labels(selection.layers, static_cast<int>(value.size()));
+  // The layers are the type's own (checked against its weights above when they are present).
+  m.layer_labels = dump_read::layer_labels(type, selection, static_cast<int>(value.size()));
   return m;
 }
 
@@ -100,9 +102,10 @@ const char* axis_name(schema::Axis axis) {
 
 // The extras of one type present in `entry`.
 void read_type_extras(const json& entry, const schema::AttentionType& type,
-                      const ReadSelection& selection, DumpSentence& s, const std::string& where) {
+                      const dump_read::Selection& selection, DumpSentence& s,
+                      const std::string& where) {
   const AttentionMatrices* weights = s.find(type.type);
-  Shape base;
+  ExtraShape base;
   base.layers = weights && weights->layers() > 0 ? weights->layers() : -1;
   base.heads = weights ? weights->heads : selection.heads;
   base.heads_known = weights || selection.heads_given;
@@ -112,11 +115,11 @@ void read_type_extras(const json& entry, const schema::AttentionType& type,
     const std::string key = schema::extra_key(type, suffix);
     auto it = entry.find(key);
     if (it == entry.end() || it->is_null()) return;
-    Shape shape = base;
+    ExtraShape shape = base;
     shape.count = count;
     shape.size = size;
     shape.rows_are = axis_name(along);
-    s.extras.push_back(read_extra(*it, key, shape, cells, selection, where));
+    s.extras.push_back(read_extra(*it, key, shape, cells, type, selection, where));
   };
   read(schema::kScoresSuffix, rows, cols, type.rows, type.causal ? Cells::kCausal : Cells::kFinite);
   read(schema::kQueriesSuffix, rows, -1, type.rows, Cells::kFinite);
@@ -133,8 +136,8 @@ void read_type_extras(const json& entry, const schema::AttentionType& type,
 }
 
 // decoder_layer_predictions: [layer][T][{"token", "probability"}...].
-void read_layer_predictions(const json& value, const ReadSelection& selection, DumpSentence& s,
-                            const std::string& where) {
+void read_layer_predictions(const json& value, const dump_read::Selection& selection,
+                            DumpSentence& s, const std::string& where) {
   const std::string at = where + ": " + schema::kDecoderLayerPredictions;
   if (!value.is_array()) throw Error(at + " is not a list of layers");
   for (const char* type : {"decoder", "cross"}) {
@@ -171,12 +174,14 @@ void read_layer_predictions(const json& value, const ReadSelection& selection, D
       }
     }
   }
-  s.lens_layer_labels = dump_layer_labels(selection.layers, static_cast<int>(value.size()));
+  // The lens reads each decoder layer's output: the decoder's layer numbers.
+  s.lens_layer_labels = dump_read::layer_labels(*schema::find_attention_type("decoder"), selection,
+                                                static_cast<int>(value.size()));
 }
 
 }  // namespace
 
-void read_sentence_extras(const json& entry, const ReadSelection& selection, DumpSentence& s,
+void read_sentence_extras(const json& entry, const dump_read::Selection& selection, DumpSentence& s,
                           const std::string& where) {
   for (const schema::AttentionType& type : schema::kAttentionTypes)
     read_type_extras(entry, type, selection, s, where);

@@ -2,16 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <streambuf>
 
 #include "app/dump_extras_reader.h"
+#include "app/dump_selection.h"
 #include "minimt/base/error.h"
+#include "minimt/model/json_dom_builder.h"
 
 namespace minimt {
 namespace {
 
 using nlohmann::json;
 namespace schema = dump_schema;
+using dump_read::Selection;
+using dump_read::string_field;
 
 std::vector<std::string> string_list(const json& value, const std::string& where) {
   if (value.is_null()) return {};
@@ -22,13 +27,6 @@ std::vector<std::string> string_list(const json& value, const std::string& where
     out.push_back(item.get<std::string>());
   }
   return out;
-}
-
-std::string string_field(const json& object, const char* key, const std::string& where) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return "";
-  if (!it->is_string()) throw Error(where + ": \"" + key + "\" is not a string");
-  return it->get<std::string>();
 }
 
 const char* axis_token(schema::Axis axis) {
@@ -67,36 +65,6 @@ void read_matrices(const json& value, const std::string& where, AttentionMatrice
   }
 }
 
-// What "selection" says about every sentence: the types kept, the heads and layers.
-using Selection = ReadSelection;
-
-Selection read_selection(const json& document, const std::string& name, AttentionDump& dump) {
-  const json selection = document.value(schema::kSelection, json::object());
-  if (!selection.is_object()) throw Error(name + ": \"selection\" is not an object");
-  const json types = selection.value(schema::kTypes, json());
-  if (types.is_array()) {
-    for (const json& t : types) {
-      if (!t.is_string()) throw Error(name + ": selection.types holds a non-string");
-      if (!schema::find_attention_type(t.get<std::string>()))
-        throw Error("attention view: unknown attention type " + t.get<std::string>());
-      dump.types.push_back(t.get<std::string>());
-    }
-  } else {
-    for (const schema::AttentionType& type : schema::kAttentionTypes)
-      dump.types.push_back(type.type);
-  }
-  Selection out;
-  const json heads = selection.value(schema::kHeads, json());
-  out.heads_given = heads.is_array();
-  if (out.heads_given)
-    for (const json& h : heads) {
-      if (!h.is_number_integer()) throw Error(name + ": selection.heads holds a non-integer");
-      out.heads.push_back(h.get<int>());
-    }
-  out.layers = selection.value(schema::kLayers, json());
-  return out;
-}
-
 // One type's matrices of one sentence: `value` is the sentence's entry for type.key.
 AttentionMatrices read_type(const json& value, const schema::AttentionType& type,
                             const DumpSentence& s, const Selection& selection,
@@ -122,8 +90,9 @@ AttentionMatrices read_type(const json& value, const schema::AttentionType& type
                       (m.rows == 0 ? "queries" : "keys"));
     return m;
   }
-  m.layer_labels = dump_layer_labels(selection.layers, layers);
+  m.layer_labels = layer_labels(type, selection, layers);
   read_matrices(value, where + ": " + type.key, m, axis_token(type.rows), axis_token(type.cols));
+  mark_masked(m, selection);
   return m;
 }
 
@@ -250,16 +219,20 @@ long long remaining_bytes(std::istream& in) {
   return end < 0 ? -1 : static_cast<long long>(end - start);
 }
 
-// Reads through another stream buffer and throws too_large past kMaxDumpBytes.
+// Reads through another stream buffer, throws too_large past kMaxDumpBytes, and notes the first
+// NUL byte (nlohmann's parser takes one for the end of the text and would ignore what follows).
 class LimitedInput : public std::streambuf {
  public:
   LimitedInput(std::streambuf& source, const std::string& name) : source_(source), name_(name) {}
+  long long first_nul() const { return first_nul_; }  // -1: none read
 
  protected:
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
     const std::streamsize n = source_.sgetn(buffer_, sizeof buffer_);
     if (n <= 0) return traits_type::eof();
+    if (const void* nul = first_nul_ < 0 ? std::memchr(buffer_, '\0', n) : nullptr)
+      first_nul_ = read_ + (static_cast<const char*>(nul) - buffer_);
     read_ += n;
     if (read_ > kMaxDumpBytes) throw too_large(name_);
     setg(buffer_, buffer_, buffer_ + n);
@@ -270,43 +243,30 @@ class LimitedInput : public std::streambuf {
   std::streambuf& source_;
   const std::string& name_;
   long long read_ = 0;
+  long long first_nul_ = -1;
   char buffer_[1 << 16];
 };
 
-}  // namespace
-
-std::vector<std::string> dump_layer_labels(const json& selection_layers, int count) {
-  std::vector<std::string> labels;
-  auto positional = [&] {
-    labels.clear();
-    for (int l = 0; l < count; ++l) labels.push_back(std::to_string(l));
-    return labels;
+// "NAME: sentence 3: key 'source' appears twice" from the builder's path to the key.
+Error duplicate_key(const std::string& name, const std::vector<std::string>& path) {
+  // The builder writes a position in an array as "[N]" (a key could look so too: then it is not
+  // all digits, or "sentences" was an object and the message names the key as it is).
+  const auto position = [](const std::string& step) -> long long {
+    if (step.size() < 3 || step.size() > 12 || step.front() != '[' || step.back() != ']') return -1;
+    long long n = 0;
+    for (size_t i = 1; i + 1 < step.size(); ++i) {
+      if (step[i] < '0' || step[i] > '9') return -1;
+      n = n * 10 + (step[i] - '0');
+    }
+    return n;
   };
-  if (!selection_layers.is_array()) return positional();
-  std::vector<int> chosen;
-  for (const json& x : selection_layers) {
-    if (!x.is_number_integer()) return positional();
-    chosen.push_back(x.get<int>());
-  }
-  // The writer keeps every negative layer (it refuses those that do not fit both stacks) and
-  // the non-negative ones below the stack's depth: find a depth that leaves `count` layers.
-  // Only the depths 0 and layer + 1 change what is kept: try those, shallowest first (trying
-  // every depth up to a huge layer number would hang; layer + 1 may overflow an int).
-  std::vector<long long> sorted(chosen.begin(), chosen.end());
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<long long> depths{0};
-  for (long long layer : sorted)
-    if (layer >= 0) depths.push_back(layer + 1);
-  for (long long depth : depths) {
-    auto below = std::lower_bound(sorted.begin(), sorted.end(), depth) - sorted.begin();
-    if (below != count) continue;
-    std::vector<std::string> kept;
-    for (int layer : chosen)
-      if (layer < depth) kept.push_back(std::to_string(layer));
-    return kept;
-  }
-  return positional();
+  if (path.size() > 2 && path[0] == schema::kSentences && position(path[1]) >= 0)
+    return Error(name + ": sentence " + std::to_string(position(path[1]) + 1) + ": key '" +
+                 json_path_text(path, 2) + "' appears twice");
+  return Error(name + ": key '" + json_path_text(path) + "' appears twice");
 }
+
+}  // namespace
 
 AttentionDump parse_attention_dump(const json& document, const std::string& name) {
   if (!document.is_object() || document.value(schema::kFormat, json()) != schema::kFormatName)
@@ -321,10 +281,13 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
         " is not supported (this minimt reads version 1)");
   AttentionDump dump;
   dump.model = string_field(document, schema::kModel, name);
-  const Selection selection = read_selection(document, name, dump);
+  dump.compute_type = string_field(document, schema::kComputeType, name);
+  const Selection selection = dump_read::read_selection(document, name, dump);
+  dump.notes = string_list(document.value(schema::kNotes, json()), name + ": \"notes\"");
   auto sentences = document.find(schema::kSentences);
   if (sentences == document.end() || !sentences->is_array())
     throw Error(name + ": \"sentences\" is missing or not a list");
+  dump.sentences.reserve(sentences->size());  // no copies of the sentences as the list grows
   int number = 0;
   for (const json& entry : *sentences) {
     ++number;
@@ -341,19 +304,23 @@ AttentionDump read_attention_dump(std::istream& in, const std::string& name) {
   std::istream bounded(&limited);
   // A dump nests 6 levels deep; far deeper input would overflow the stack when copied.
   constexpr int kMaxDepth = 64;
-  auto limit_depth = [&](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxDepth)
+  JsonDomBuilder builder(kMaxDepth);
+  json::sax_parse(bounded, &builder);
+  switch (builder.problem()) {
+    case JsonDomBuilder::Problem::kNone:
+      break;
+    case JsonDomBuilder::Problem::kSyntax:  // parse_error, or out_of_range for 1e999
+      throw Error(name + ": not valid JSON (" + builder.syntax_message() + ")");
+    case JsonDomBuilder::Problem::kTooDeep:
       throw Error(name + ": not valid JSON (nested deeper than " + std::to_string(kMaxDepth) +
                   " levels)");
-    return true;
-  };
-  json document;
-  try {
-    document = json::parse(bounded, limit_depth);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw Error(name + ": not valid JSON (" + e.what() + ")");
+    case JsonDomBuilder::Problem::kDuplicateKey:
+      throw duplicate_key(name, builder.path());
   }
-  return parse_attention_dump(document, name);
+  if (limited.first_nul() >= 0)
+    throw Error(name + ": not valid JSON (a NUL byte at byte " +
+                std::to_string(limited.first_nul()) + "; JSON text has none)");
+  return parse_attention_dump(builder.document(), name);
 }
 
 }  // namespace minimt

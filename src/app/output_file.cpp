@@ -1,8 +1,10 @@
 #include "minimt/app/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,10 +25,37 @@ namespace {
 constexpr int kSlots = 16;
 char g_temporary[kSlots][PATH_MAX];
 std::atomic<bool> g_used[kSlots];
+std::atomic<bool> g_folder[kSlots];  // a folder of files (convert's), not a file
+
+// Removes a folder and what it holds (tokenizers may lie in subfolders, up to 8 deep), with calls
+// a signal handler may make: getdents64 and unlinkat rather than opendir, which allocates.
+void remove_folder(int parent, const char* path, int depth) {
+  const int fd = ::openat(parent, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    alignas(8) char entries[2048];
+    long n;
+    while ((n = ::syscall(SYS_getdents64, fd, entries, sizeof entries)) > 0)
+      for (long at = 0; at < n;) {
+        const auto* entry = reinterpret_cast<const struct dirent64*>(entries + at);
+        const char* name = entry->d_name;
+        if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0 &&
+            ::unlinkat(fd, name, 0) != 0 && errno == EISDIR && depth < 8)
+          remove_folder(fd, name, depth + 1);
+        at += entry->d_reclen;
+      }
+    ::close(fd);
+  }
+  ::unlinkat(parent, path, AT_REMOVEDIR);
+}
 
 extern "C" void remove_temporaries(int signal) {
   for (int i = 0; i < kSlots; ++i)
-    if (g_used[i].load()) ::unlink(g_temporary[i]);
+    if (g_used[i].load()) {
+      if (g_folder[i].load())
+        remove_folder(AT_FDCWD, g_temporary[i], 0);
+      else
+        ::unlink(g_temporary[i]);
+    }
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
@@ -42,20 +71,25 @@ void install_handlers() {
   }
 }
 
-int remember(const std::string& path) {
+}  // namespace
+
+int remember_temporary(const std::string& path, bool folder) {
   install_handlers();
   for (int i = 0; i < kSlots; ++i)
     if (!g_used[i].load() && path.size() < PATH_MAX) {
       std::memcpy(g_temporary[i], path.c_str(), path.size() + 1);
+      g_folder[i] = folder;
       g_used[i] = true;
       return i;
     }
   return -1;  // more files than slots: only cleanup on signals is lost
 }
 
-void forget(int slot) {
+void forget_temporary(int slot) {
   if (slot >= 0) g_used[slot] = false;
 }
+
+namespace {
 
 std::string random_suffix() {
   static std::mt19937 generator{std::random_device{}()};
@@ -96,6 +130,12 @@ std::string output_target(const std::string& path) {
 }
 
 OutputFile::OutputFile(const std::string& path) : path_(path), target_(output_target(path)) {
+  if (path == "-") {  // standard output, written in place; a copy, so that commit() may close it
+    path_ = "standard output";
+    fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) throw cannot_write(path_, errno);
+    return;
+  }
   struct stat st;
   const bool exists = ::stat(target_.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) {  // a device, a FIFO, a directory (refused by open)
@@ -122,14 +162,14 @@ OutputFile::OutputFile(const std::string& path) : path_(path), target_(output_ta
     throw cannot_write(path_, error);
   }
   if (exists) ::fchmod(fd_, st.st_mode & 07777);  // replacing a file keeps its permissions
-  slot_ = remember(temporary_);
+  slot_ = remember_temporary(temporary_, false);
 }
 
 OutputFile::~OutputFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!temporary_.empty()) {
     ::unlink(temporary_.c_str());
-    forget(slot_);
+    forget_temporary(slot_);
   }
 }
 
@@ -158,7 +198,7 @@ void OutputFile::commit() {
   if (closed != 0 && errno != EINTR) throw cannot_write(path_, errno);
   if (temporary_.empty()) return;
   if (::rename(temporary_.c_str(), target_.c_str()) != 0) throw cannot_write(path_, errno);
-  forget(slot_);
+  forget_temporary(slot_);
   temporary_.clear();
 }
 

@@ -150,7 +150,9 @@ std::string n_best_text_lines(const OutputRecord& record) {
   for (size_t rank = 0; rank < record.n_best.size(); ++rank) {
     const OutputRecord& entry = record.n_best[rank];
     out += line + std::to_string(rank + 1) + '\t';
-    append_json_float(out, entry.score);
+    // The number that ranks: with a length penalty, the ranking score, not the log-probability.
+    append_json_float(out,
+                      entry.ranking_score ? static_cast<float>(*entry.ranking_score) : entry.score);
     out += '\t' + one_line(entry.translation);
     if (entry.alignment) out += '\t' + *entry.alignment;
     out += '\n';

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "minimt/base/visible_text.h"
+
 namespace minimt {
 namespace {
 
@@ -63,7 +65,8 @@ void ProgressBar::update(long long done) {
     restore();
 }
 
-void ProgressBar::message(const std::string& line) {
+void ProgressBar::message(const std::string& text) {
+  const std::string line = visible_text(text);  // it quotes input text, pieces, names
   if (shown_) {
     put("\r\033[K" + line + "\n");
     restore();

@@ -11,6 +11,7 @@
 #include "minimt/app/alignment.h"
 #include "minimt/app/dump_schema.h"
 #include "minimt/app/request.h"
+#include "minimt/app/terminal_heatmap.h"
 #include "minimt/engine/compute_type.h"
 
 namespace minimt {
@@ -19,7 +20,7 @@ namespace {
 namespace limits = request_limits;
 
 // Numbers in messages as people write them: 0.001 rather than 0.001000.
-std::string number(double value) {
+std::string number_text(double value) {
   std::ostringstream text;
   text << value;
   return text.str();
@@ -34,8 +35,8 @@ class Checker {
   template <typename Number>
   void range(const std::string& field, Number value, Number low, Number high) const {
     if (!(value >= low && value <= high))
-      fail(field, name(field) + ": " + number(value) + " is not in [" + number(low) + ", " +
-                      number(high) + "]");
+      fail(field, name(field) + ": " + number_text(value) + " is not in [" + number_text(low) +
+                      ", " + number_text(high) + "]");
   }
 
   void problem(const std::string& field, const std::string& problem) const {
@@ -70,6 +71,13 @@ void check_values(const Request& request, const Checker& check) {
                 align_rule_problem(r.align_rule.empty() ? default_align_rule() : r.align_rule));
   check.range("alternatives", r.alternatives, 0, limits::kMaxAlternatives);
   check.range("logit_lens", r.logit_lens, 0, limits::kMaxAlternatives);
+  if (r.show) {
+    try {
+      parse_heatmap_choice(*r.show);
+    } catch (const Error& e) {
+      check.problem("show", e.what());
+    }
+  }
   if (!request.compute_type.empty()) {
     try {
       parse_compute_type(request.compute_type);
@@ -96,6 +104,12 @@ void check_combinations(const Request& request, const Checker& check) {
     check.fail("batch_size", batch + " times " + beam + " is more than " +
                                  std::to_string(limits::kMaxBeamsPerBatch) + " hypotheses at once");
   const RecordSettings& r = request.record;
+  // Text output has one translation per line: the alternatives would be dropped unseen.
+  if (r.alternatives > 0 && request.format == OutputFormat::kText)
+    check.fail("alternatives", check.name("alternatives") +
+                                   " lists tokens in JSON Lines output only (text has one "
+                                   "translation per line): add " +
+                                   check.name("format") + " jsonl");
   const std::pair<const char*, bool> additions[] = {{"rollout", r.rollout},
                                                     {"dump_scores", r.dump_scores},
                                                     {"dump_vectors", r.dump_vectors},

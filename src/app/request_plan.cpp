@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "minimt/app/head_mask_spec.h"
+#include "minimt/base/from_end.h"
 
 namespace minimt {
 namespace {
@@ -29,7 +30,7 @@ TranslateOptions translate_options(const Request& request) {
   const bool drawn = r.dump_attention || r.view;
   TranslateOptions t;
   t.max_length = s.max_length;
-  t.record_attention = drawn || r.align;
+  t.record_attention = drawn || r.align || r.show;
   t.beam_size = s.beam_size;
   t.n_best = s.n_best.value_or(1);
   t.keep_n_best = s.n_best.has_value();
@@ -47,6 +48,28 @@ TranslateOptions translate_options(const Request& request) {
     t.logit_lens = r.logit_lens;
   }
   return t;
+}
+
+// record.show: its choice checked against the model, and a selection of what it draws (every
+// head of its layer: the average needs them).
+void plan_show(RequestPlan& plan, const ModelConfig& c, FieldSpelling spelling) {
+  const HeatmapChoice choice = parse_heatmap_choice(*plan.request.record.show);
+  const int layers = choice.type == "encoder" ? c.encoder_layers : c.decoder_layers;
+  const int layer = index_from_end(choice.layer.value_or(-1), layers);
+  const std::string name = field_name("show", spelling) + ": ";
+  if (layer < 0 || layer >= layers)
+    throw RequestError("show", name + "layer " + std::to_string(*choice.layer) +
+                                   " does not exist (the model has " + std::to_string(layers) +
+                                   " " + choice.type + " layers, numbered from 0; -1 the last)");
+  if (choice.head && *choice.head >= c.num_heads)
+    throw RequestError("show", name + "head " + std::to_string(*choice.head) +
+                                   " does not exist (the model has " + std::to_string(c.num_heads) +
+                                   " heads, numbered from 0)");
+  plan.show = choice;
+  plan.show->layer = layer;
+  plan.show_selection.types = {choice.type};
+  plan.show_selection.layers = {layer};
+  plan.show_selection.masked_heads = plan.selection.masked_heads;
 }
 
 }  // namespace
@@ -70,7 +93,7 @@ RequestPlan plan_request(const Request& request, const Model& model, FieldSpelli
   if (r.align) {
     const int layer = check_alignment_options(plan.alignment, c.decoder_layers, c.num_heads);
     // The alignment alone reads the attention: record only the cross attention it averages.
-    if (!r.dump_attention && !r.view) plan.batch.translate.record_cross_only = layer;
+    if (!r.dump_attention && !r.view && !r.show) plan.batch.translate.record_cross_only = layer;
   }
 
   plan.selection.types = r.dump_types;
@@ -85,6 +108,7 @@ RequestPlan plan_request(const Request& request, const Model& model, FieldSpelli
   if (plan.batch.translate.head_mask)
     plan.selection.masked_heads = plan.batch.translate.head_mask->to_string();
   if (r.dump_attention || r.view) check_dump_selection(plan.selection, c);
+  if (r.show) plan_show(plan, c, spelling);
   return plan;
 }
 

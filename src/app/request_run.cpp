@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "minimt/app/attention_show.h"
 #include "minimt/app/output_record.h"
 
 namespace minimt {
@@ -83,10 +84,13 @@ class RequestRun {
   RunSummary finish();
 
  private:
+  std::string picture(const Translation& t, long long line) const;  // record.show's heatmap
+
   const RequestPlan& plan_;
   const RecordMaker make_record_;
   RecordSink& records_;
   const AttentionSinks attention_;
+  const Model& model_;
   std::optional<AttentionDumpWriter> dump_;
   std::ostringstream page_dump_;  // the page's dump, read back at the end
   std::optional<AttentionDumpWriter> page_writer_;
@@ -95,7 +99,11 @@ class RequestRun {
 
 RequestRun::RequestRun(const Model& model, const RequestPlan& plan, RecordSink& records,
                        const AttentionSinks& attention)
-    : plan_(plan), make_record_(model, plan), records_(records), attention_(attention) {
+    : plan_(plan),
+      make_record_(model, plan),
+      records_(records),
+      attention_(attention),
+      model_(model) {
   if (plan.request.record.dump_attention) dump_.emplace(*attention.dump, model, plan.selection);
   if (plan.request.record.view) page_writer_.emplace(page_dump_, model, plan.selection);
 }
@@ -106,7 +114,8 @@ void RequestRun::render(LineBatch& batch) const {
   for (size_t i = 0; i < batch.translations.size(); ++i) {
     Translation& t = batch.translations[i];
     batch.records.push_back(make_record_(t, batch.first_line + i, per_line));
-    if (!dump_ && !page_writer_) t.attention.reset();  // only the alignment needed it
+    // Only the alignment needed it.
+    if (!dump_ && !page_writer_ && !plan_.show) t.attention.reset();
     for (Translation& entry : t.n_best) entry.attention.reset();
   }
 }
@@ -116,6 +125,7 @@ bool RequestRun::write(LineBatch& batch) {
   for (size_t i = 0; i < batch.translations.size(); ++i) {
     const Translation& t = batch.translations[i];
     records_.notice(make_notice(t, batch.first_line + i, scoring));
+    if (plan_.show) records_.picture(picture(t, batch.first_line + i));
     if (!t.ok()) ++summary_.failures;
     if (!records_.write(batch.records[i])) return false;
     if (dump_) dump_->add(t);
@@ -124,6 +134,22 @@ bool RequestRun::write(LineBatch& batch) {
     if (!t.ok() && plan_.request.fail_fast) return false;
   }
   return records_.batch_written(summary_.written);
+}
+
+// The line's attention written as a one-sentence dump and read back, as minimt show reads one.
+std::string RequestRun::picture(const Translation& t, long long line) const {
+  std::ostringstream text;
+  AttentionDumpWriter writer(text, model_, plan_.show_selection);
+  writer.add(t);
+  writer.finish();
+  std::istringstream in(text.str());
+  AttentionDump dump = read_attention_dump(in, "the attention of line " + std::to_string(line));
+  dump.sentences.at(0).number = static_cast<int>(line);
+  ShowOptions options;
+  options.choice = *plan_.show;
+  options.style = attention_.show_style;
+  options.header = false;
+  return show_dump(dump, options);
 }
 
 RunSummary RequestRun::finish() {

@@ -19,9 +19,23 @@ const TypeText kTexts[] = {
 
 const char* const kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// One character of text for HTML or SVG (XML 1.0): markup characters escaped, C0 controls and
-// DEL as their Control Pictures (U+2400-2421, visible and allowed), C1 controls and
-// noncharacters as U+FFFD. Tab, LF and CR stay: both languages allow them.
+// One character of text for a terminal: C0 controls and DEL as their Control Pictures
+// (U+2400-2421), C1 controls and noncharacters as U+FFFD, anything else as it is.
+void append_terminal_char(std::string& out, char32_t code, const char* bytes, size_t length) {
+  if (code < 0x20)
+    append_utf8(out, 0x2400 + code);
+  else if (code == 0x7f)
+    append_utf8(out, 0x2421);
+  else if ((code >= 0x80 && code <= 0x9f) || (code >= 0xfdd0 && code <= 0xfdef) ||
+           (code & 0xfffe) == 0xfffe)
+    out += kReplacement;
+  else
+    out.append(bytes, length);
+}
+
+// One character of text for HTML or SVG (XML 1.0): markup characters escaped, tab, LF and CR
+// kept (both languages allow them), anything else as for a terminal (Control Pictures are
+// visible and allowed).
 void append_markup_char(std::string& out, char32_t code, const char* bytes, size_t length) {
   switch (code) {
     case '&':
@@ -45,15 +59,7 @@ void append_markup_char(std::string& out, char32_t code, const char* bytes, size
       out.append(bytes, length);
       return;
   }
-  if (code < 0x20)
-    append_utf8(out, 0x2400 + code);
-  else if (code == 0x7f)
-    append_utf8(out, 0x2421);
-  else if ((code >= 0x80 && code <= 0x9f) || (code >= 0xfdd0 && code <= 0xfdef) ||
-           (code & 0xfffe) == 0xfffe)
-    out += kReplacement;
-  else
-    out.append(bytes, length);
+  append_terminal_char(out, code, bytes, length);
 }
 
 // Calls on_char(code, bytes, length) for each character of `text`, and on_char(U+FFFD, ...)
@@ -94,6 +100,15 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for_each_char(text, [&](char32_t code, const char* bytes, size_t length) {
     append_markup_char(out, code, bytes, length);
+  });
+  return out;
+}
+
+std::string terminal_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for_each_char(text, [&](char32_t code, const char* bytes, size_t length) {
+    append_terminal_char(out, code, bytes, length);
   });
   return out;
 }

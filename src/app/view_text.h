@@ -44,4 +44,9 @@ std::string valid_utf8(const std::string& text);
 // the output is always well-formed XML 1.0 and HTML without parse errors.
 std::string html_escape(const std::string& text);
 
+// Text for a terminal, whatever its bytes: every control character (tab, LF and CR too, so that
+// a label stays on its line and no escape sequence gets through) as its Control Picture, C1
+// controls, noncharacters and each byte that is not UTF-8 as U+FFFD.
+std::string terminal_escape(const std::string& text);
+
 }  // namespace minimt::view

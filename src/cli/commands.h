@@ -38,6 +38,7 @@ Command add_heads(CLI::App& app);
 Command add_info(CLI::App& app);
 Command add_tokenize(CLI::App& app);
 Command add_view(CLI::App& app);
+Command add_show(CLI::App& app);
 Command add_vocab(CLI::App& app);
 Command add_models(CLI::App& app);
 Command add_convert(CLI::App& app);
@@ -76,6 +77,12 @@ std::shared_ptr<const Model> load_model(const std::string& option,
                                         const std::string& compute_type = "");
 // --compute-type TYPE, into target (which holds the default).
 void add_compute_type_option(CLI::App& command, std::string& target);
+
+// --sentences LIST (1,4-6) into `target`, for the commands that read a dump (view, show).
+CLI::Option* add_sentences_option(CLI::App& command, std::vector<std::string>& target);
+
+// An attention dump from `path` ("-": stdin); throws Error saying why it cannot be read.
+AttentionDump read_dump_file(const std::string& path);
 
 // "minimt: wrote PATH: N sentences, ..." on stderr, for a page of `bytes` (view, translate
 // --view).

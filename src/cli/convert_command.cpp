@@ -15,7 +15,9 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
+#include "minimt/app/output_file.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/model/model.h"
 #include "minimt/model/model_converter.h"
 
@@ -78,6 +80,8 @@ int run_convert(const ConvertArgs& args) {
   check_paths(in, args.out);
   const ComputeType target = parse_compute_type(args.compute_type);
   const std::string temporary = temporary_next_to(args.out);
+  // An interrupt removes it too (it holds only files).
+  const int slot = remember_temporary(temporary, true);
   ConversionSummary summary;
   try {
     summary = convert_model(in, temporary, target);
@@ -88,9 +92,11 @@ int run_convert(const ConvertArgs& args) {
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove_all(temporary, ignored);
+    forget_temporary(slot);
     throw;
   }
-  std::cerr << "minimt: wrote " << args.out << ": " << summary.linear_layers
+  forget_temporary(slot);
+  std::cerr << "minimt: wrote " << visible_text(args.out) << ": " << summary.linear_layers
             << " Linear weights as " << args.compute_type << " ("
             << human_size(static_cast<long long>(summary.linear_float_bytes)) << " as float32, "
             << human_size(static_cast<long long>(summary.linear_bytes_out)) << " now); weights "
@@ -109,9 +115,11 @@ void add_convert_options(CLI::App& command, ConvertArgs& args) {
       ->check(CLI::IsMember({"int8", "float32"}))
       ->required();
   command.add_option("in", args.in, "the model to read: a directory or a model name")
+      ->check(non_empty_path())
       ->type_name("IN")
       ->required();
   command.add_option("out", args.out, "the directory to write (absent or empty)")
+      ->check(non_empty_path())
       ->type_name("OUT")
       ->required();
 }

@@ -16,6 +16,7 @@
 #include "minimt/app/output_writer.h"
 #include "minimt/app/progress.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt::cli {
 namespace {
@@ -51,10 +52,10 @@ void write_view(OutputFile& file, std::shared_ptr<const Model> model, const Head
   file.write(page.str());
   file.commit();
   if (quiet) return;
-  std::cerr << "minimt: wrote " << file.path() << ": " << result.analysis.heads.size() << " heads, "
-            << summary.sentences << " example sentence" << (summary.sentences == 1 ? "" : "s")
-            << " (" << summary.heatmaps << " heatmaps), " << human_size(page.str().size(), true)
-            << "\n";
+  std::cerr << "minimt: wrote " << visible_text(file.path()) << ": " << result.analysis.heads.size()
+            << " heads, " << summary.sentences << " example sentence"
+            << (summary.sentences == 1 ? "" : "s") << " (" << summary.heatmaps << " heatmaps), "
+            << human_size(page.str().size(), true) << "\n";
 }
 
 int run_heads(HeadsArgs& args) {
@@ -93,8 +94,10 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
       .add_option("-i,--input", args.input,
                   "SOURCE<TAB>REFERENCE lines, or sources alone (their greedy translations are "
                   "the references); default, or -: stdin")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command.add_option("--format", args.format, "text: a table by importance; jsonl; csv")
       ->check(CLI::IsMember({"text", "jsonl", "csv"}))
@@ -104,6 +107,7 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
                   "also write one self-contained HTML page: a layers x heads grid per attention "
                   "type coloured by importance, each cell with its statistics, and the "
                   "attention heatmaps of the first 3 input pairs")
+      ->check(non_empty_path())
       ->type_name("FILE.html");
   command.add_flag("--translate", args.request.translate,
                    "also the change in exact match of the greedy translation (a decode per head)");

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/engine/blas_runtime.h"
 #include "minimt/engine/kernel_registry.h"
 #include "minimt/model/model.h"
@@ -67,7 +68,8 @@ std::string format2_text(const ModelConfig& c) {
 int run_info(const std::string& model_option, const std::string& compute_type) {
   auto model = load_model(model_option, compute_type);
   const ModelConfig& c = model->config();
-  std::cout << "model          " << model->directory() << "\n"
+  // Names from the file system and the environment are printed through visible_text.
+  std::cout << "model          " << visible_text(model->directory()) << "\n"
             << "architecture   encoder-decoder Transformer, " << c.encoder_layers << " + "
             << c.decoder_layers << " layers, " << to_string(c.norm_position) << "-norm\n"
             << "d_model        " << c.d_model << "\n"
@@ -85,10 +87,11 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
             << "parameters     " << model->weights().parameter_count << "\n";
   if (c.format_version > 1) std::cout << "format 2       " << format2_text(c) << "\n";
   for (const auto& file : model->files())
-    std::cout << "file           " << file.path << " (" << human_size(file.bytes) << ")\n";
+    std::cout << "file           " << visible_text(file.path) << " (" << human_size(file.bytes)
+              << ")\n";
   const char* core_type = std::getenv("OPENBLAS_CORETYPE");
   std::cout << "blas core      " << blas_core_name()
-            << (core_type ? std::string(" (OPENBLAS_CORETYPE=") + core_type + ")"
+            << (core_type ? " (OPENBLAS_CORETYPE=" + visible_text(core_type) + ")"
                           : std::string(" (detected by OpenBLAS)"))
             << "\n"
             << "blas threads   " << blas_threads() << " per matrix product\n"

@@ -1,9 +1,11 @@
 // The options translate and score share (line_run.h): each fills its field of the Request.
 #include <CLI/CLI.hpp>
+#include <climits>
 
 #include "cli/commands.h"
 #include "cli/line_run.h"
 #include "cli/option_parsing.h"
+#include "cli/terminal_style.h"
 #include "minimt/base/error.h"
 
 namespace minimt::cli {
@@ -40,12 +42,14 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
     command
         .add_option("--max-length", request.search.max_length,
                     "most tokens to generate per sentence, eos included (capped at max_positions)")
-        ->check(CLI::Range(0, limits::kMaxLength))
+        ->check(number_check(0, limits::kMaxLength))
         ->capture_default_str();
   CLI::Option* input =
       command.add_option("-i,--input", args.input, "read lines from FILE (default, or -: stdin)")
+          ->check(non_empty_path())
           ->type_name("FILE");
   command.add_option("-o,--output", args.output, "write to FILE (default, or -: stdout)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command
       .add_option("--format", args.format,
@@ -67,14 +71,16 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   return input;
 }
 
-// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --rollout, and what the
-// weights come from: --dump-scores, --dump-vectors, --dump-norms, --logit-lens.
+// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --show, --color, --width,
+// --rollout, and what the weights come from: --dump-scores, --dump-vectors, --dump-norms,
+// --logit-lens.
 void add_attention_options(CLI::App& command, LineRunArgs& args) {
   RecordSettings& record = args.request.record;
   CLI::Option* dump =
       command
           .add_option("--dump-attention", args.dump_attention,
                       "write the attention weights to this JSON file (one entry per line)")
+          ->check(non_empty_path())
           ->type_name("FILE");
   add_list_option(command, "--dump-types",
                   "attention to dump: any of encoder,decoder,cross (default: all)", dump,
@@ -101,7 +107,19 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
       .add_option("--view", args.view,
                   "also render the attention as one self-contained HTML page (as minimt view "
                   "does; it shows what --dump-* select when given)")
+      ->check(non_empty_path())
       ->type_name("FILE.html");
+  CLI::Option* show =
+      command
+          .add_option_function<std::string>(
+              "--show", [&record](const std::string& spec) { record.show = spec; },
+              "draw each line's attention as a heatmap on stderr, for the terminal: TYPE "
+              "(encoder, decoder or cross), then :LAYER (default -1, the last) and :HEAD (a "
+              "number, or avg: the average over the heads not masked, the default), e.g. "
+              "cross, cross:-1:avg, decoder:0:3")
+          ->type_name("TYPE[:LAYER[:HEAD]]");
+  add_color_option(command, args.color)->needs(show);
+  add_width_option(command, args.width)->needs(show);
   command.add_flag("--rollout", record.rollout,
                    "with --dump-attention or --view: add attention rollout (Abnar and Zuidema "
                    "2020, a heuristic): encoder_rollout [S][S] over every encoder layer, and "
@@ -136,6 +154,7 @@ void add_align_options(CLI::App& command, LineRunArgs& args) {
       .add_option("--align-layer", record.align_layer,
                   "decoder layer the alignment reads (negative counts from the end)")
       ->type_name("N")
+      ->check(number_check(INT_MIN, INT_MAX, false))
       ->capture_default_str()
       ->needs(align);
   add_list_option(command, "--align-heads",

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/path_guard.h"
+#include "cli/terminal_style.h"
 #include "minimt/app/line_reader.h"
 #include "minimt/app/line_source.h"
 #include "minimt/app/output_file.h"
@@ -20,6 +21,7 @@
 #include "minimt/app/request_plan.h"
 #include "minimt/app/request_run.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt::cli {
 namespace {
@@ -40,16 +42,25 @@ class TerminalSink : public RecordSink {
         max_positions_(max_positions) {}
 
   void notice(const LineNotice& notice) override;
-  bool write(const std::string& record) override { return out_.write(record); }
+  // On a terminal, the text of a record (pieces from the model file, input text) is made
+  // visible; into a file or a pipe it goes byte for byte, as scripts read it.
+  bool write(const std::string& record) override {
+    return out_.write(to_terminal_ ? visible_lines(record) : record);
+  }
   bool batch_written(long long written) override {
     const bool reader_there = out_.flush();  // each batch goes out as soon as it is its turn
     progress_.update(written);
     return reader_there;
   }
+  void picture(const std::string& heatmap) override {  // above the bar, like the warnings
+    if (output_under_bar_) progress_.clear();
+    progress_.message(heatmap.substr(0, heatmap.size() - (heatmap.empty() ? 0 : 1)));
+  }
   void finish();  // the warnings not given line by line, counted
 
  private:
   OutputWriter& out_;
+  const bool to_terminal_ = isatty(out_.fd()) == 1;
   ProgressBar& progress_;
   const bool output_under_bar_, quiet_;
   const int max_length_, max_positions_;
@@ -100,9 +111,19 @@ void check_paths(const LineRunArgs& args, const Model& model, const LineReader* 
     guard.input(args.input.empty() || args.input == "-" ? "standard input" : "-i",
                 args.input == "-" ? "" : args.input, reader->fd());
   for (const ModelFile& file : model.files()) guard.input("the model file", file.path);
-  guard.output("-o", args.output);
-  guard.output("--dump-attention", args.dump_attention);
-  guard.output("--view", args.view);
+  // Standard output is an output like the files: one output each.
+  auto output = [&guard](const std::string& option, const std::string& path) {
+    if (path == "-")
+      guard.standard_output(option, path);
+    else if (!path.empty())
+      guard.output(option, path);
+  };
+  if (args.output.empty())
+    guard.standard_output("-o", "");
+  else
+    output("-o", args.output);
+  output("--dump-attention", args.dump_attention);
+  output("--view", args.view);
   guard.check();
 }
 
@@ -115,14 +136,15 @@ class RunFiles {
       dump_file_ = std::make_unique<OutputFile>(args.dump_attention);
       dump_stream_ = std::make_unique<OutputFileStream>(*dump_file_);
     }
-    if (args.view == "-")
-      throw IoError("--view needs a file name: the translations go to standard output");
     if (!args.view.empty()) view_file_ = std::make_unique<OutputFile>(args.view);
     out_ = std::make_unique<OutputWriter>(args.output);
   }
 
   OutputWriter& out() { return *out_; }
-  AttentionSinks attention() { return {dump_stream_.get(), view_file_ ? &page_ : nullptr}; }
+  AttentionSinks attention() {
+    return {dump_stream_.get(), view_file_ ? &page_ : nullptr,
+            terminal_style(STDERR_FILENO, args_.color, args_.width)};
+  }
 
   void commit(const RunSummary& summary) {
     if (dump_stream_) {

@@ -18,6 +18,8 @@ struct LineRunArgs {
   std::string format = "text";     // --format, a name of kOutputFormatNames
   std::string dump_attention;      // --dump-attention FILE
   std::string view;                // --view FILE.html
+  std::string color = "auto";      // --color: how --show draws (terminal_style.h)
+  int width = 0;                   // --width: the columns --show may use; 0: the terminal's
   bool quiet = false;              // no progress bar, no warnings (errors still print)
   std::vector<std::string> texts;  // lines from the command line, instead of -i/stdin
 };
@@ -28,7 +30,8 @@ int run_lines(LineRunArgs& args);
 // -m, --compute-type, --mask-heads, --max-length (translate only), -i, -o, --format,
 // --threads, --batch-size, --fail-fast, -q; returns -i.
 CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args);
-// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --rollout.
+// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --show, --color, --width,
+// --rollout.
 void add_attention_options(CLI::App& command, LineRunArgs& args);
 // --align, --align-layer, --align-heads, --align-rule.
 void add_align_options(CLI::App& command, LineRunArgs& args);

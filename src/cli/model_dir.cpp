@@ -6,8 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <climits>
 #include <cstdlib>
+#include <iostream>
 
 #include "cli/commands.h"
+#include "cli/option_parsing.h"
 #include "minimt/base/error.h"
 #include "minimt/model/paths.h"
 
@@ -86,6 +88,7 @@ void add_model_option(CLI::App& command, std::string& target) {
                   "model directory, or the name of one along $MINIMT_MODEL_PATH, "
                   "~/.local/share/minimt/models and the installed models (minimt models lists "
                   "them; default: $MINIMT_MODEL, else the shipped en-fr)")
+      ->check(non_empty_path())
       ->type_name("DIR|NAME");
 }
 
@@ -103,7 +106,9 @@ std::vector<ModelFolder> model_search_path() {
   std::vector<ModelFolder> folders;
   std::vector<std::string> real_paths;  // a folder reached twice (a link, a prefix) is one place
   auto add = [&](const std::string& path, const std::string& origin) {
-    if (path.empty()) return;
+    // An empty or relative entry (in MINIMT_MODEL_PATH, or a relative HOME) would search the
+    // folder minimt runs in: left out, as the XDG base directory rules leave them out.
+    if (path.empty() || path[0] != '/') return;
     const std::string clean = strip_trailing_slashes(path);
     const std::string real = real_or_same(clean);
     for (const std::string& seen : real_paths)
@@ -191,7 +196,10 @@ std::shared_ptr<const Model> load_model(const std::string& option,
         !reason.empty())
       throw Error("--compute-type " + compute_type + ": " + reason);
   }
-  return Model::load(resolve_model_dir(option), options);
+  auto model = Model::load(resolve_model_dir(option), options);
+  for (const std::string& warning : model->config().warnings)
+    std::cerr << "minimt: warning: " << warning << "\n";
+  return model;
 }
 
 }  // namespace minimt::cli

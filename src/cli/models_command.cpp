@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/model/config.h"
 #include "minimt/model/paths.h"
 
@@ -113,32 +114,35 @@ bool same_dir(const std::string& dir, const std::string& real_target) {
 }
 
 int run_models(const ModelsArgs& args) {
+  // Folder names and config strings come from the file system: printed through visible_text.
   const std::vector<ModelFolder> folders = model_search_path();
   if (args.path) {
     for (const ModelFolder& folder : folders)
-      std::cout << folder.path << "\t" << folder.origin << folder_state(folder.path) << "\n";
+      std::cout << visible_text(folder.path) << "\t" << folder.origin << folder_state(folder.path)
+                << "\n";
     return 0;
   }
   const std::vector<FoundModel> models = find_models(folders);
   if (args.names) {
     std::set<std::string> printed;
     for (const FoundModel& model : models)
-      if (printed.insert(model.name).second) std::cout << model.name << "\n";
+      if (printed.insert(model.name).second) std::cout << visible_text(model.name) << "\n";
     return 0;
   }
   size_t name_width = 0, dir_width = 0;
   for (const FoundModel& model : models) {
-    name_width = std::max(name_width, model.name.size());
-    dir_width = std::max(dir_width, model.dir.size());
+    name_width = std::max(name_width, visible_text(model.name).size());
+    dir_width = std::max(dir_width, visible_text(model.dir).size());
   }
   const std::string default_dir = default_model_real_path();
   for (const FoundModel& model : models)
-    std::cout << padded(model.name, name_width + 2) << padded(model.dir, dir_width + 2)
-              << model.summary << (same_dir(model.dir, default_dir) ? " (default)" : "") << "\n";
+    std::cout << padded(visible_text(model.name), name_width + 2)
+              << padded(visible_text(model.dir), dir_width + 2) << visible_text(model.summary)
+              << (same_dir(model.dir, default_dir) ? " (default)" : "") << "\n";
   if (models.empty()) {
     std::string list;
     for (const ModelFolder& folder : folders) list += (list.empty() ? "" : ", ") + folder.path;
-    std::cerr << "minimt: no models in " << (list.empty() ? "any folder" : list)
+    std::cerr << "minimt: no models in " << (list.empty() ? "any folder" : visible_text(list))
               << " (a model is a directory holding config.json)\n";
   }
   return 0;

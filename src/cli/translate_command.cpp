@@ -2,6 +2,7 @@
 // file declares the options, search's among them, which fill a Request (app/request.h);
 // line_run.h runs it.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <memory>
 
 #include "cli/commands.h"
@@ -25,7 +26,7 @@ void add_search_options(CLI::App& command, SearchSettings& search, RecordSetting
           "output the K best hypotheses of the beam (K <= --beam-size), best first: text lines "
           "LINE<TAB>RANK<TAB>SCORE<TAB>TRANSLATION; jsonl: an \"n_best\" list")
       ->type_name("K")
-      ->check(CLI::Range(1, limits::kMaxBeamSize));
+      ->check(number_check(1, limits::kMaxBeamSize));
   add_ranged_option(command, "--length-penalty", search.length_penalty,
                     "rank finished hypotheses by score / length^A, the length counting eos (0: "
                     "no penalty; 1: the mean log-probability per token)",
@@ -71,6 +72,7 @@ void add_sampling_options(CLI::App& command, SearchSettings& search) {
           "with --sample: the seed (line L draws from its own generator seeded by the seed and "
           "L, so batches and threads do not change the output; default: a random one, shown)")
       ->type_name("N")
+      ->check(number_check<uint64_t>(0, UINT64_MAX, false))
       ->needs(sample);
 }
 

@@ -2,6 +2,9 @@
 // of heatmaps, and optionally as static SVGs.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,6 +16,7 @@
 #include "minimt/app/attention_view.h"
 #include "minimt/app/output_file.h"
 #include "minimt/base/error.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt::cli {
 namespace {
@@ -65,15 +69,8 @@ void write_svg(const SvgFile& svg_file) {
   OutputFile file(svg_file.path);
   file.write(svg.str());
   file.commit();
-  std::cerr << "minimt: wrote " << svg_file.path << " (" << human_size(svg.str().size(), true)
-            << ")\n";
-}
-
-AttentionDump read_dump(const std::string& path) {
-  if (path == "-") return read_attention_dump(std::cin, "stdin");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot read " + path);
-  return read_attention_dump(in, path);
+  std::cerr << "minimt: wrote " << visible_text(svg_file.path) << " ("
+            << human_size(svg.str().size(), true) << ")\n";
 }
 
 // The page for `dump` and what it holds.
@@ -106,7 +103,7 @@ void write_view(const AttentionDump& dump, const std::string& path, const ViewOp
 }
 
 int run_view(const ViewArgs& args) {
-  const AttentionDump dump = read_dump(args.dump);
+  const AttentionDump dump = read_dump_file(args.dump);
   ViewOptions options;
   options.title = args.title;
   options.sentences =
@@ -131,11 +128,13 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
   command
       .add_option("dump", args.dump,
                   "the dump (translate --dump-attention; at most 1 GiB); - for stdin")
+      ->check(non_empty_path())
       ->type_name("FILE")
       ->required();
   command
       .add_option("-o,--output", args.output,
                   "the page to write (default: the dump's name with .html; - for stdout)")
+      ->check(non_empty_path())
       ->type_name("FILE");
   command.add_option("--title", args.title, "the page's title")->type_name("TEXT");
   command
@@ -143,9 +142,16 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
                   "when several are shown)")
+      ->check(non_empty_path())
       ->type_name("PREFIX");
-  command
-      .add_option("--sentences", args.sentences,
+  add_sentences_option(command, args.sentences);
+}
+
+}  // namespace
+
+CLI::Option* add_sentences_option(CLI::App& command, std::vector<std::string>& target) {
+  return command
+      .add_option("--sentences", target,
                   "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
       ->type_name("LIST")
       ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
@@ -158,10 +164,18 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
           "N|N-M"));
 }
 
-}  // namespace
+AttentionDump read_dump_file(const std::string& path) {
+  if (path == "-") return read_attention_dump(std::cin, "stdin");
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw IoError("cannot read " + path + ": it is a directory, not a dump");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot read " + path + ": " + std::strerror(errno));
+  return read_attention_dump(in, path);
+}
 
 void report_view(const std::string& path, const ViewSummary& summary, size_t bytes) {
-  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : path) << ": "
+  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : visible_text(path)) << ": "
             << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
             << summary.heatmaps << " heatmaps (+" << summary.averages << " head averages"
             << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")

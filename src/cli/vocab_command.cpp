@@ -1,7 +1,6 @@
 // minimt vocab: every piece a model's tokenizer knows, with its id, so that a user can see what
 // the model can read (and what it would read as <unk>).
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +8,7 @@
 #include "cli/option_parsing.h"
 #include "minimt/base/error.h"
 #include "minimt/base/json_writer.h"
+#include "minimt/base/visible_text.h"
 #include "minimt/model/model.h"
 
 namespace minimt::cli {
@@ -19,28 +19,6 @@ struct VocabArgs {
   std::string side = "source";
   std::string format = "text";
 };
-
-// Text output keeps one piece per line: the characters that would break a line or the tab are
-// escaped (\t, \n, \r, \xHH); SentencePiece models have none (white space is "▁").
-std::string line_safe(const std::string& piece) {
-  std::string out;
-  for (unsigned char c : piece) {
-    if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c == 0x7f) {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02X", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 // The role of a special id in the config ("pad", "unk", "bos", "eos"), or "".
 const char* special_name(int id, const SpecialTokens& special) {
@@ -66,11 +44,10 @@ int run_vocab(const VocabArgs& args) {
         out += std::string(",\"special\":\"") + name + '"';
       out += "}\n";
     } else {
-      out += std::to_string(id) + '\t' + line_safe(piece) + '\n';
+      out += std::to_string(id) + '\t' + visible_text(piece) + '\n';
     }
   }
-  std::cout << out << std::flush;
-  if (!std::cout) throw IoError("standard output: write failed");
+  std::cout << out;  // a write failure is reported by main (check_standard_output)
   return 0;
 }
 

@@ -1,7 +1,10 @@
 #include "minimt/model/config.h"
 
+#include <algorithm>
+
 #include "minimt/base/enum_names.h"
 #include "minimt/base/error.h"
+#include "minimt/model/json_dom_builder.h"
 #include "minimt/model/paths.h"
 #include "minimt/model/untrusted_json.h"
 #include "model/config_reader.h"
@@ -14,6 +17,30 @@ namespace {
 // safetensors file).
 constexpr size_t kMaxConfigBytes = 8u << 20;
 
+// Every key format v1 defines (docs/model-format.md): anything else is a slip or another format.
+const std::vector<std::string> kRequiredKeys = {"format",
+                                                "format_version",
+                                                "d_model",
+                                                "num_heads",
+                                                "d_ff",
+                                                "encoder_layers",
+                                                "decoder_layers",
+                                                "activation",
+                                                "norm_position",
+                                                "layer_norm_eps",
+                                                "max_positions",
+                                                "positions",
+                                                "scale_embeddings",
+                                                "source_vocab_size",
+                                                "target_vocab_size",
+                                                "tie_output",
+                                                "special_tokens",
+                                                "tokenizer",
+                                                "weights"};
+const std::vector<std::string> kOptionalKeys = {"head_dim", "decoder_start_token"};
+const std::vector<std::string> kSpecialTokenKeys = {"pad", "unk", "bos", "eos"};
+const std::vector<std::string> kTokenizerKeys = {"source", "target"};
+
 std::string relative_path(const ConfigReader& reader, const nlohmann::json& value,
                           const std::string& key) {
   std::string path = reader.string(value, key);
@@ -22,6 +49,33 @@ std::string relative_path(const ConfigReader& reader, const nlohmann::json& valu
                 "must be a path inside the model directory (no absolute path, no '..'), got \"" +
                     printable(path) + '"');
   return path;
+}
+
+// A top-level key the file's format version does not define is refused, unless it looks like a
+// slip of an optional key: then the model still reads as the file's author may have meant it,
+// with that key's default, and the warning says which key the default stands for. The v2 keys
+// are known in a v1 file too, so that read_format_v2 names the version they need.
+void check_top_level_keys(const ConfigReader& reader, int version,
+                          std::vector<std::string>& warnings) {
+  std::vector<std::string> optional = kOptionalKeys;
+  if (version >= 2) optional.insert(optional.end(), kFormatV2Keys.begin(), kFormatV2Keys.end());
+  std::vector<std::string> known = kRequiredKeys;
+  known.insert(known.end(), kOptionalKeys.begin(), kOptionalKeys.end());
+  known.insert(known.end(), kFormatV2Keys.begin(), kFormatV2Keys.end());
+  const std::string not_defined = "is not a format-v" + std::to_string(version) + " key";
+  for (const std::string& unknown : unknown_keys(reader.json(), known)) {
+    const std::string near = closest_key(unknown, known);
+    const bool slip_of_optional =
+        std::find(optional.begin(), optional.end(), near) != optional.end();
+    if (slip_of_optional && !reader.has(near)) {
+      warnings.push_back(reader.file() + ": key '" + printable(unknown) + "' " + not_defined +
+                         " and is ignored; did you mean '" + near +
+                         "'? (it is optional: its default is used)");
+      continue;
+    }
+    reader.fail(printable(unknown),
+                not_defined + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
 }
 
 // "format" and "format_version" (1 or 2).
@@ -79,6 +133,7 @@ void read_architecture(ConfigReader& reader, const nlohmann::json& json, ModelCo
 void read_special_tokens(ConfigReader& reader, const nlohmann::json& json, ModelConfig& c) {
   const auto& special = reader.require("special_tokens");
   if (!special.is_object()) reader.fail("special_tokens", "must be an object");
+  reader.refuse_unknown(special, "special_tokens", kSpecialTokenKeys);
   auto special_id = [&](const char* name) {
     std::string key = std::string("special_tokens.") + name;
     auto it = special.find(name);
@@ -99,6 +154,7 @@ void read_special_tokens(ConfigReader& reader, const nlohmann::json& json, Model
 void read_files(ConfigReader& reader, ModelConfig& c) {
   const auto& tokenizer = reader.require("tokenizer");
   if (!tokenizer.is_object()) reader.fail("tokenizer", "must be an object");
+  reader.refuse_unknown(tokenizer, "tokenizer", kTokenizerKeys);
   for (const char* side : {"source", "target"})
     if (!tokenizer.contains(side)) reader.fail(std::string("tokenizer.") + side, "is missing");
   c.source_tokenizer = relative_path(reader, tokenizer["source"], "tokenizer.source");
@@ -120,6 +176,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   ConfigReader reader(json, file);
   ModelConfig c;
   c.format_version = check_format(reader, json);
+  check_top_level_keys(reader, c.format_version, c.warnings);
   read_architecture(reader, json, c);
   read_special_tokens(reader, json, c);
   read_files(reader, c);
@@ -129,8 +186,11 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
 
 ModelConfig ModelConfig::load(const std::string& path) {
   const std::string text = read_regular_file(path, kMaxConfigBytes);
-  return from_json(parse_untrusted_json(text.data(), text.size(), path, "is not valid JSON", "key"),
-                   path);
+  auto name_key = [](const std::vector<std::string>& keys) {
+    return "key '" + json_path_text(keys) + "'";
+  };
+  return from_json(
+      parse_untrusted_json(text.data(), text.size(), path, "is not valid JSON", name_key), path);
 }
 
 }  // namespace minimt

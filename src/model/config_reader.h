@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "minimt/base/error.h"
 #include "minimt/model/untrusted_json.h"
@@ -73,6 +74,20 @@ class ConfigReader {
     fail(key, "must be one of " + allowed + ", got \"" + printable(value) + '"');
   }
 
+  // Refuses a key of `object` (the value of `key`) that is not in `known`, naming the closest
+  // known key when the unknown one looks like a slip of it.
+  void refuse_unknown(const nlohmann::json& object, const std::string& key,
+                      const std::vector<std::string>& known) const {
+    for (const std::string& unknown : unknown_keys(object, known)) {
+      const std::string near = closest_key(unknown, known);
+      std::string listed;
+      for (const std::string& name : known) listed += (listed.empty() ? "" : ", ") + name;
+      fail(key + "." + printable(unknown),
+           "is not a key of " + key +
+               (near.empty() ? " (" + listed + ")" : " (did you mean '" + near + "'?)"));
+    }
+  }
+
   const nlohmann::json& json() const { return json_; }
   const std::string& file() const { return file_; }
 
@@ -82,6 +97,9 @@ class ConfigReader {
 };
 
 struct ModelConfig;
+
+// The keys only format version 2 may hold (config_v2.cpp).
+extern const std::vector<std::string> kFormatV2Keys;
 
 // The format-v2 keys (config_v2.cpp): read and checked when format_version is 2, refused in a
 // version-1 file; either way the fields they set get their meaning (v1: final norms exactly

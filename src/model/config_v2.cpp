@@ -7,22 +7,22 @@
 #include "model/config_reader.h"
 
 namespace minimt {
-namespace {
 
-// The keys only version 2 may hold.
-const char* const kV2Keys[] = {"position_offset",
-                               "relative_attention",
-                               "norm",
-                               "final_norms",
-                               "embedding_norm",
-                               "scale_attention_scores",
-                               "biases",
-                               "feed_forward",
-                               "output_scale",
-                               "forced_first_token",
-                               "source_prefix_tokens",
-                               "source_suffix_tokens",
-                               "unknown_pieces"};
+const std::vector<std::string> kFormatV2Keys = {"position_offset",
+                                                "relative_attention",
+                                                "norm",
+                                                "final_norms",
+                                                "embedding_norm",
+                                                "scale_attention_scores",
+                                                "biases",
+                                                "feed_forward",
+                                                "output_scale",
+                                                "forced_first_token",
+                                                "source_prefix_tokens",
+                                                "source_suffix_tokens",
+                                                "unknown_pieces"};
+
+namespace {
 
 constexpr long long kMaxAffixTokens = 64;
 
@@ -117,7 +117,7 @@ void read_keys(const ConfigReader& reader, ModelConfig& c) {
 
 void read_format_v2(const ConfigReader& reader, ModelConfig& c) {
   if (c.format_version >= 2) return read_keys(reader, c);
-  for (const char* key : kV2Keys)
+  for (const std::string& key : kFormatV2Keys)
     if (reader.has(key)) reader.fail(key, "needs format_version 2 (this file says 1)");
   if (c.activation == Activation::kGeluTanh)
     reader.fail("activation", "\"gelu_tanh\" needs format_version 2 (this file says 1)");

@@ -11,8 +11,7 @@
 namespace minimt {
 namespace {
 
-// SentencePiece reads the whole file into memory; the largest real vocabularies (250,000
-// pieces) take a few MiB.
+// The tokenizer reads at most this much (tokenizer.cpp); said here first, naming the config key.
 constexpr long long kMaxTokenizerBytes = 64ll << 20;
 
 // side is "source" or "target": the file is named by key 'tokenizer.<side>', and its piece count

@@ -6,6 +6,7 @@
 
 #include "minimt/base/error.h"
 #include "minimt/base/half_float.h"
+#include "minimt/model/json_dom_builder.h"
 #include "minimt/model/untrusted_json.h"
 
 namespace minimt {
@@ -15,6 +16,11 @@ namespace {
 // tensors format v1 names (43,000 for 1,024 layers in each stack) take under 6 MiB of header;
 // parsed, a header costs up to about 25 bytes of memory and 0.15 us per byte.
 constexpr uint64_t kMaxHeaderBytes = 8ull << 20;
+// No tensor of a minimt model has a dimension near this (the largest, a vocabulary with its
+// unknown pieces, is at most 2^25); a larger one would overflow the element count's arithmetic
+// before the byte count refused it.
+constexpr uint64_t kMaxDimension = (1ull << 31) - 1;
+const std::vector<std::string> kEntryKeys = {"dtype", "shape", "data_offsets"};
 
 uint16_t load_u16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] | (p[1] << 8));
@@ -54,6 +60,12 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
   Entry entry;
   entry.name = name;
   if (!info.is_object()) fail("has a header entry that is not an object");
+  for (const std::string& key : unknown_keys(info, kEntryKeys)) {
+    const std::string near = closest_key(key, kEntryKeys);
+    fail("has key '" + printable(key) + "', which safetensors does not define" +
+         (near.empty() ? " (an entry holds dtype, shape and data_offsets)"
+                       : " (did you mean '" + near + "'?)"));
+  }
   if (!info.contains("dtype") || !info["dtype"].is_string()) fail("has no dtype");
   const std::string dtype = info["dtype"].get<std::string>();
   if (!enum_value(kDTypeNames, dtype, entry.dtype))
@@ -62,6 +74,9 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
   if (!info.contains("shape") || !info["shape"].is_array()) fail("has no shape");
   for (const auto& dim : info["shape"]) {
     if (!dim.is_number_unsigned()) fail("has a shape entry that is not a non-negative integer");
+    if (dim.get<uint64_t>() > kMaxDimension)
+      fail("has shape " + printable(info["shape"].dump()) + ", a dimension past " +
+           std::to_string(kMaxDimension) + " (2^31-1), larger than any minimt model's tensor");
     entry.shape.push_back(dim.get<int64_t>());
   }
   const auto& offsets = info.contains("data_offsets") ? info["data_offsets"] : nlohmann::json();
@@ -124,6 +139,15 @@ void add_tensor(const std::string& path, const Entry& entry, const uint8_t* sour
     fail_non_finite(path, entry, floats[bad], bad);
 }
 
+// "tensor 'W'", "tensor 'W' key 'dtype'", "__metadata__" or "__metadata__ key 'k'" for a
+// message.
+std::string name_header_key(const std::vector<std::string>& path) {
+  if (path.at(0) == "__metadata__")
+    return path.size() > 1 ? "__metadata__ key '" + json_path_text(path, 1) + "'" : "__metadata__";
+  return "tensor '" + printable(path.at(0)) + "'" +
+         (path.size() > 1 ? " key '" + json_path_text(path, 1) + "'" : "");
+}
+
 }  // namespace
 
 void read_safetensors(const std::string& path, TensorStore& store) {
@@ -142,7 +166,7 @@ void read_safetensors(const std::string& path, TensorStore& store) {
                                " bytes (8 MiB) minimt reads");
   nlohmann::json header =
       parse_untrusted_json(reinterpret_cast<const char*>(bytes + 8), header_size, path,
-                           "has a header that is not valid JSON", "tensor");
+                           "has a header that is not valid JSON", name_header_key);
   if (!header.is_object()) throw ModelError(path, "has a header that is not a JSON object");
 
   const uint8_t* data = bytes + 8 + header_size;

@@ -172,13 +172,19 @@ void read_inline_tensors(const nlohmann::json& tensors, const std::string& file,
     };
     if (!tensor.is_object() || !tensor.contains("shape") || !tensor.contains("data"))
       fail("must be an object with \"shape\" and \"data\"");
+    for (const std::string& key : unknown_keys(tensor, {"shape", "data"}))
+      fail("has key '" + printable(key) + "'; an inline tensor holds only \"shape\" and \"data\"");
     const auto& shape_json = tensor["shape"];
     const auto& data_json = tensor["data"];
     if (!shape_json.is_array()) fail("has a shape that is not an array");
     Shape shape;
     for (const auto& dim : shape_json) {
-      if (!dim.is_number_integer() || dim.get<long long>() < 0)
-        fail("has a shape entry that is not a non-negative integer");
+      // Compared unsigned: 2^64-1 read as a long long would be -1.
+      if (!dim.is_number_integer() || (!dim.is_number_unsigned() && dim.get<long long>() < 0))
+        fail("has a shape entry that is not a non-negative integer, got " + describe_json(dim));
+      if (dim.get<unsigned long long>() > (1ull << 31) - 1)
+        fail("has a shape entry of " + describe_json(dim) +
+             ", past 2^31-1, larger than any minimt model's tensor");
       shape.push_back(dim.get<int64_t>());
     }
     int64_t count = element_count(shape);

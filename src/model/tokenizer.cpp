@@ -3,12 +3,24 @@
 #include <sentencepiece_processor.h>
 
 #include "minimt/base/error.h"
+#include "minimt/model/paths.h"
+#include "minimt/model/sentencepiece_check.h"
 
 namespace minimt {
+namespace {
+
+// SentencePiece reads the whole file into memory; the largest real vocabularies (250,000
+// pieces) take a few MiB.
+constexpr size_t kMaxTokenizerBytes = 64u << 20;
+
+}  // namespace
 
 Tokenizer::Tokenizer(const std::string& path)
     : path_(path), processor_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {
-  auto status = processor_->Load(path);
+  // Read once, checked, and handed over as bytes: the file cannot change in between.
+  const std::string bytes = read_regular_file(path, kMaxTokenizerBytes);
+  check_sentencepiece_model(bytes, path);
+  auto status = processor_->LoadFromSerializedProto(bytes);
   if (!status.ok())
     throw ModelError(path,
                      "is not a SentencePiece model that can be loaded (" + status.ToString() + ")");

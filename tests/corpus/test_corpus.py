@@ -10,20 +10,14 @@ import random
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools", "model"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
+support.use_tools("model")
 import toy_corpus as C  # noqa: E402  (the generator of tools/model/corpus.py)
 
-passed = failed = 0
-
-
-def check(name, got, want):
-    global passed, failed
-    if got == want:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: got {got!r}, want {want!r}")
+TALLY = support.Tally()
+check = TALLY.equal  # check(what, got, want)
 
 
 def np_(noun, plural=False, definite=True, pre=None, post=None):
@@ -201,8 +195,8 @@ def main():
     # held-out never in training; tools/model/data/heldout.tsv is what the generator makes
     if not quick:
         train, dev, heldout = C.generate(seed=1)
-        path = os.path.join(ROOT, "tools", "model", "data", "heldout.tsv")
-        check("tools/model/data/heldout.tsv matches the generator (seed 1)", C.read_tsv(path) == heldout, True)
+        check("tools/model/data/heldout.tsv matches the generator (seed 1)",
+              C.read_tsv(support.HELDOUT) == heldout, True)
         train_keys = {C.key_of(e) for e, _ in train}
         check("held-out keys never in training", sorted({C.key_of(e) for e, _ in heldout} & train_keys)[:3], [])
         check("dev keys never in training", sorted({C.key_of(e) for e, _ in dev} & train_keys)[:3], [])
@@ -215,8 +209,7 @@ def main():
             check(f"showcase in training: {e}", (e, f) in train_pairs, True)
             check(f"showcase not held out: {e}", C.key_of(e) in {C.key_of(x) for x, _ in heldout}, False)
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return TALLY.finish()
 
 
 if __name__ == "__main__":

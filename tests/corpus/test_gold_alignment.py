@@ -11,29 +11,12 @@ import os
 import random
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools", "model"))
-import toy_corpus as C  # noqa: E402  (the generator of tools/model/corpus.py)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from test_corpus import C, np_, pron  # noqa: E402  (the generator of tools/model/corpus.py)
 
-passed = failed = 0
-
-
-def check(name, got, want):
-    global passed, failed
-    if got == want:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: got {got!r}, want {want!r}")
-
-
-def np_(noun, plural=False, definite=True, pre=None, post=None):
-    return C.NP(C.NOUN_BY_EN[noun], plural, definite,
-                C.ADJ_BY_EN[pre] if pre else None, C.ADJ_BY_EN[post] if post else None)
-
-
-def pron(en):
-    return C.Pronoun(*[p for p in C.PRONOUNS if p[0] == en][0])
+TALLY = support.Tally()
+check = TALLY.equal  # check(what, got, want)
 
 
 V, A, P = C.VERB_BY_EN.__getitem__, C.ADJ_BY_EN.__getitem__, C.PROF_BY_EN.__getitem__
@@ -176,7 +159,7 @@ def main():
     check("5000 random sentences follow the lexicon rules", problems[:3], [])
 
     # The committed file is what the generator makes, line for line with heldout.tsv.
-    data = os.path.join(ROOT, "tools", "model", "data")
+    data = os.path.dirname(support.HELDOUT)
     heldout, gold = C.heldout_with_gold(seed=1)
     check("heldout.tsv from heldout_with_gold", C.read_tsv(os.path.join(data, "heldout.tsv")), heldout)
     with open(os.path.join(data, "heldout.align"), encoding="utf-8") as f:
@@ -191,8 +174,7 @@ def main():
     elided = sum("'" in w for _, fr in heldout for w in fr.split())
     check("held-out has elided words to test", elided > 200, True)
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return TALLY.finish()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """minimt's default word alignment on the shipped model against the generator's gold links.
 
-  test_alignment_gold.py MINIMT_BINARY REPO_ROOT
+  test_alignment_gold.py --minimt MINIMT_BINARY
 
 Checks, with `translate --align` and no --align-rule (the default rule):
   - the elision examples of issue 16 ("I like the bird.", "The man does not see the white
@@ -19,28 +19,21 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
 MAX_AER = 0.015  # union, last layer, head mean: 1.07% measured (docs/attention-view.md)
 
 
 def main():
-    minimt, root = sys.argv[1], sys.argv[2]
-    sys.path.insert(0, os.path.join(root, "tools", "model"))
+    minimt, root, model = support.minimt_path(__doc__), support.ROOT, support.SHIPPED
+    support.use_tools("model")
     import toy_corpus as C
     import evaluate_alignment as E
-    model = os.path.join(root, "models", "en-fr")
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL:", what)
+    tally = support.Tally()
+    check = tally.check
 
     content = C.content_words()
     pron = {p[0]: C.Pronoun(*p) for p in C.PRONOUNS}
@@ -98,26 +91,24 @@ def main():
 
     # The tool itself: a table for two rules on 100 sentences, --max-aer failing and passing.
     tool = os.path.join(root, "tools", "model", "evaluate_alignment.py")
-    with tempfile.TemporaryDirectory() as tmp:
+    with support.scratch("alignment-gold") as tmp:
         out_json = os.path.join(tmp, "r.json")
-        run = subprocess.run([sys.executable, tool, "--minimt", minimt, "--model", model, "--limit", "100",
-                              "--rules", "union,best-source", "--layers", "2", "--json", out_json,
-                              "--max-aer", "0.99"], capture_output=True, text=True)
+        run = support.run([sys.executable, tool, "--minimt", minimt, "--model", model, "--limit",
+                           "100", "--rules", "union,best-source", "--layers", "2", "--json",
+                           out_json, "--max-aer", "0.99"], text=True, timeout=600)
         check(run.returncode == 0, f"evaluate_alignment.py: exit {run.returncode}: {run.stderr}")
         check("| union | 2 | mean |" in run.stdout and "| best-source | 2 | mean |" in run.stdout,
               f"evaluate_alignment.py table: {run.stdout}")
-        rows = json.load(open(out_json)) if os.path.exists(out_json) else []
+        rows = json.load(open(out_json, encoding="utf-8")) if os.path.exists(out_json) else []
         check([(r["rule"], r["layer"], r["heads"]) for r in rows] ==
               [("union", 2, "avg"), ("best-source", 2, "avg")], f"json rows {rows}")
-        run = subprocess.run([sys.executable, tool, "--minimt", minimt, "--model", model, "--limit", "100",
-                              "--rules", "best-source", "--layers", "0", "--max-aer", "0.05",
-                              "--mode", "translate"],
-                             capture_output=True, text=True)
+        run = support.run([sys.executable, tool, "--minimt", minimt, "--model", model, "--limit",
+                           "100", "--rules", "best-source", "--layers", "0", "--max-aer", "0.05",
+                           "--mode", "translate"], text=True, timeout=600)
         check(run.returncode == 1 and "above the bound" in run.stdout,
               f"--max-aer 0.05 on layer 0 should fail: exit {run.returncode}, {run.stdout[-200:]}")
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Word alignment (minimt translate --align) on the shipped model models/en-fr.
-#   tests/e2e/test_alignment_shipped.sh MINIMT_BINARY REPO_ROOT
+#   tests/e2e/test_alignment_shipped.sh MINIMT_BINARY
 # "The black cat sees the small dog." must link black with noir and cat with chat: crossing
 # links, since French puts this adjective after its noun. Found by word, not by position: the
 # test reads the indices of the words in the translation. Also checks the output format (a tab
@@ -9,18 +9,9 @@
 # a skip. tests/e2e/test_alignment_gold.py measures the default rule against gold links.
 # Ends with `N passed, N failed`; exits 1 on any failure.
 set -u
-MINIMT=${1:?usage: $0 MINIMT_BINARY REPO_ROOT}
-ROOT=${2:?usage: $0 MINIMT_BINARY REPO_ROOT}
-MODEL="$ROOT/models/en-fr"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
+MINIMT=${1:?usage: $0 MINIMT_BINARY}
+source "$(dirname "$0")/../support.sh"
+MODEL="$root/models/en-fr"
 
 if [ ! -f "$MODEL/config.json" ]; then
     fail "the shipped model is missing: $MODEL/config.json (models/en-fr is committed with the" \

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """minimt on broken model directories: one clear message, exit status 1, never a crash.
 
-Writes a valid random model with tools/reference/reference.py random-model, checks that it translates,
+Takes a valid random model (tools/reference/reference.py random-model), checks that it translates,
 then breaks a copy of it in one way at a time (config.json, the safetensors file, the
 tokenizers) and runs `minimt translate --model DIR x` on each. Every run must exit with status
 1, print exactly one line on stderr naming the file and the key or tensor at fault, and print
@@ -17,7 +17,6 @@ and a timeout, and must refuse within CPU_SECONDS of CPU time and MAX_RSS_MB of 
 # Over 400 lines on purpose: a table of bad models (one short entry each) and the loop that
 # runs them.
 
-import argparse
 import json
 import os
 import re
@@ -28,10 +27,9 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REFERENCE = os.path.join(ROOT, "tools", "reference", "reference.py")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
 ADDRESS_SPACE = 1 << 30   # RLIMIT_AS of every run
 # Under AddressSanitizer (tools/test.sh --sanitize sets ASAN_OPTIONS) the process reserves
@@ -489,18 +487,6 @@ ALLOWANCE = {"config.json of 7.5 MiB of numbers": (400, 5.0),
 
 # ----------------------------------------------------------------------------- runner
 
-class Checker:
-    def __init__(self):
-        self.failures = []
-        self.checks = 0
-
-    def check(self, ok, what):
-        self.checks += 1
-        if not ok:
-            self.failures.append(what)
-            print("FAIL: " + what, file=sys.stderr)
-
-
 class Result:
     def __init__(self, returncode, stdout, stderr, cpu_seconds, max_rss_mb):
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
@@ -520,8 +506,8 @@ def run(minimt, *args, stdin=None):
             tempfile.TemporaryFile() as inp:
         inp.write(stdin or b"")
         inp.seek(0)
-        proc = subprocess.Popen([minimt, *args], stdin=inp,
-                                stdout=out, stderr=err, preexec_fn=limit_resources)
+        proc = subprocess.Popen([minimt, *args], stdin=inp, stdout=out, stderr=err,
+                                preexec_fn=limit_resources, env=support.environment())
         timer = threading.Timer(TIMEOUT, proc.kill)
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -590,20 +576,11 @@ def check_symlinks_inside(checker, minimt, work, valid, expected):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minimt", required=True, help="the minimt executable")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
-    args = parser.parse_args()
-    minimt = os.path.abspath(args.minimt)
-    env_model = os.environ.pop("MINIMT_MODEL", None)  # every run names its model
-    del env_model
-
-    checker = Checker()
-    work = tempfile.mkdtemp(prefix="minimt-bad-models-")
-    try:
-        valid = os.path.join(work, "valid")
-        subprocess.run([sys.executable, REFERENCE, "random-model", valid, "--seed", "5",
-                        "--target-vocab", "60"], check=True, capture_output=True, timeout=300)
+    args = support.parser(__doc__, workdir=True).parse_args()
+    minimt = support.minimt_from(args)
+    checker = support.Tally()
+    with support.Workdir(args, "bad-models") as work:
+        valid = support.random_model("bad-models")
         with open(os.path.join(valid, "config.json"), encoding="utf-8") as f:
             config = json.load(f)
         source_pieces, target_pieces = config["source_vocab_size"], config["target_vocab_size"]
@@ -648,14 +625,7 @@ def main():
                       piped.stderr.decode().count("\n") == 1,
                       "stdin input on a bad model: status %d, stdout %r, stderr %r"
                       % (piped.returncode, piped.stdout, piped.stderr))
-    finally:
-        if args.keep:
-            print("kept " + work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-
-    print("%d checks, %d failed" % (checker.checks, len(checker.failures)))
-    return 1 if checker.failures else 0
+    return checker.finish()
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 """`minimt translate` as a Unix filter: closed pipes, exit statuses, --fail-fast, --quiet,
 JSON Lines schema, -o, interactive answers, usage errors.
 
-  test_batch_cli.py MINIMT_BINARY
+  test_batch_cli.py --minimt MINIMT_BINARY
 
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -11,10 +11,12 @@ import json
 import os
 import select
 import subprocess
+import sys
 import time
 
-from test_batch_helpers import (TIMEOUT, Tally, binary_from_argv, random_model, run,
-                                without_search_warnings, workdir)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import (TIMEOUT, Tally, minimt_path, random_model, run, scratch,  # noqa: E402
+                     without_search_warnings)
 
 
 def write(path, data):
@@ -30,8 +32,7 @@ def check_closed_pipe(tally, base, big):
         command = " ".join(f"'{a}'" for a in base + extra + ["-i", big])
         start = time.monotonic()
         shell = f"set -o pipefail; {command} 2>stderr.txt | head -3"
-        result = subprocess.run(["bash", "-c", shell], capture_output=True, timeout=TIMEOUT,
-                                cwd=os.path.dirname(big))
+        result = run(["bash", "-c", shell], cwd=os.path.dirname(big))
         elapsed = time.monotonic() - start
         with open(os.path.join(os.path.dirname(big), "stderr.txt"), "rb") as f:
             err = f.read()
@@ -85,7 +86,7 @@ def check_statuses(tally, base, work):
     status, out, err = run(base + ["-i", cut, "--quiet"])
     tally.check(status == 0 and err == b"", "--quiet: no warnings", repr(err))
 
-    status, out, err = run(base, input_bytes=b"")
+    status, out, err = run(base, input=b"")
     tally.check(status == 0 and out == b"" and err == b"", "empty input: no output, exit 0")
 
     status, out, err = run(base + ["-i", os.path.join(work, "missing.txt")])
@@ -208,19 +209,19 @@ def check_usage(tally, base, work):
         (["--dump-attention", "d.json", "--dump-heads", "-1"], "--dump-heads"),
         (["--dump-attention", "d.json", "--dump-heads", "1,1"], "--dump-heads"),
     ):
-        status, out, err = run(base + args, input_bytes=b"a\n")
+        status, out, err = run(base + args, input=b"a\n")
         tally.check(status == 2 and what.encode() in err and out == b"",
                     f"usage error {args}: exit 2, message names {what}", f"{status} {err!r}")
 
 
 def main():
-    minimt = binary_from_argv()
+    minimt = minimt_path(__doc__)
     tally = Tally()
-    with workdir() as work:
-        model = random_model(work)
+    with scratch("batch-cli") as work:
+        model = random_model("batch")
         base = [minimt, "translate", "--model", model, "--max-length", "8"]
         big = os.path.join(work, "big.txt")
-        with open(big, "w") as f:
+        with open(big, "w", encoding="utf-8") as f:
             for i in range(200000):
                 f.write(f"the cat number {i} is on the house\n")
         check_closed_pipe(tally, base, big)
@@ -228,7 +229,7 @@ def main():
         check_jsonl(tally, base, work, 24)
         check_interactive(tally, base)
         check_usage(tally, base, work)
-    tally.finish()
+    tally.exit()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """--dump-attention in batch mode, and the --dump-types/--dump-layers/--dump-heads selection.
 
-  test_batch_dump.py MINIMT_BINARY
+  test_batch_dump.py --minimt MINIMT_BINARY
 
 A random model with 3 encoder and 2 decoder layers, 4 heads. Checks one dump entry per input
 line, in order, for several thread counts; that a selected dump holds only the chosen kinds,
@@ -12,9 +12,10 @@ run stops early. Ends with "N passed, N failed"; exits 1 on any failure.
 
 import json
 import os
-import subprocess
+import sys
 
-from test_batch_helpers import TIMEOUT, Tally, binary_from_argv, random_model, run, workdir
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import Tally, minimt_path, random_model, run, scratch  # noqa: E402
 
 ENCODER_LAYERS, DECODER_LAYERS, HEADS = 3, 2, 4
 KINDS = {"encoder": "encoder_self_attention", "decoder": "decoder_self_attention",
@@ -30,18 +31,17 @@ def shape(value):
 
 
 def load(path):
-    with open(path) as f:
+    with open(path, encoding="utf-8") as f:
         return json.load(f)
 
 
 # One function on purpose: the checks share the model and files set up at its top and read as
 # the list of cases.
 def main():
-    minimt = binary_from_argv()
+    minimt = minimt_path(__doc__)
     tally = Tally()
-    with workdir() as work:
-        model = random_model(work, "--encoder-layers", str(ENCODER_LAYERS), "--decoder-layers",
-                             str(DECODER_LAYERS), "--heads", str(HEADS))
+    with scratch("batch-dump") as work:
+        model = random_model("batch-dump")  # ENCODER_LAYERS, DECODER_LAYERS, HEADS
         base = [minimt, "translate", "--model", model, "--max-length", "6", "-q"]
         source_lines = []
         for i in range(60):
@@ -133,16 +133,15 @@ def main():
                     "--fail-fast: the dump ends at the failed line and is valid JSON")
         dump = os.path.join(work, "pipe.json")
         many = os.path.join(work, "many.txt")
-        with open(many, "w") as f:
+        with open(many, "w", encoding="utf-8") as f:
             f.writelines(f"the dog {i} is red\n" for i in range(20000))
         command = " ".join(f"'{a}'" for a in base + ["-i", many, "--dump-attention", dump])
-        result = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | head -2"],
-                                capture_output=True, timeout=TIMEOUT)
+        result = run(["bash", "-c", f"set -o pipefail; {command} | head -2"])
         entries = load(dump)["sentences"]
         tally.check(result.returncode == 0 and 2 <= len(entries) < 20000,
                     "closed pipe: the dump is valid JSON with the lines written",
                     f"status {result.returncode}, {len(entries)} entries")
-    tally.finish()
+    tally.exit()
 
 
 if __name__ == "__main__":

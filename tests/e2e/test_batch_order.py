@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Order and completeness of `minimt translate` on a file of mixed lines.
 
-  test_batch_order.py MINIMT_BINARY
+  test_batch_order.py --minimt MINIMT_BINARY
 
 A few thousand lines (normal, empty, blank, too long for the model, invalid UTF-8, CRLF
 endings, a last line without '\\n') are translated with several thread counts and batch
@@ -15,8 +15,10 @@ import json
 import os
 import random
 import re
+import sys
 
-from test_batch_helpers import Tally, binary_from_argv, random_model, run, workdir
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import Tally, minimt_path, random_model, run, scratch  # noqa: E402
 
 LINES = 2000
 CONFIGS = [(1, 16), (2, 1), (3, 5), (4, 64)]  # (threads, batch size)
@@ -52,11 +54,11 @@ def strip_time(jsonl):
 # One function on purpose: the checks share the model and files set up at its top and read as
 # the list of cases.
 def main():
-    minimt = binary_from_argv()
+    minimt = minimt_path(__doc__)
     tally = Tally()
     rng = random.Random(2024)
-    with workdir() as work:
-        model = random_model(work, "--max-positions", "128")  # cuts only the long lines
+    with scratch("batch-order") as work:
+        model = random_model("batch-128")  # cuts only the long lines
         lines = make_lines(rng)
         data = b""
         for i, (line, _) in enumerate(lines):
@@ -119,7 +121,7 @@ def main():
                         f"text of {name} byte for byte identical to {first}")
 
         # From a pipe, batches are cut wherever input runs dry: the output must not change.
-        status, out, _ = run(base + ["--threads", "2"], input_bytes=data)
+        status, out, _ = run(base + ["--threads", "2"], input=data)
         tally.check(status == 1 and out == texts[first], "stdin pipe: the same text output")
 
         # Sentences as arguments are lines too.
@@ -130,7 +132,7 @@ def main():
                    if k != "invalid"]
         tally.check(status == 0 and out.decode().split("\n")[:-1] == by_file,
                     "arguments: one line each, the same translations as from the file")
-    tally.finish()
+    tally.exit()
 
 
 if __name__ == "__main__":

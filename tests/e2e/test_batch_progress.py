@@ -2,7 +2,7 @@
 """The progress bar of `minimt translate`: on stderr when stderr is a terminal and the input
 is a file, never otherwise.
 
-  test_batch_progress.py MINIMT_BINARY
+  test_batch_progress.py --minimt MINIMT_BINARY
 
 stderr is given a pseudo-terminal (the pty module) or a plain file. Ends with
 "N passed, N failed"; exits 1 on any failure.
@@ -12,10 +12,12 @@ import os
 import pty
 import re
 import subprocess
+import sys
 import time
 
-from test_batch_helpers import (TIMEOUT, SEARCH_WARNINGS, Tally, binary_from_argv, random_model,
-                                without_search_warnings, workdir)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import (TIMEOUT, SEARCH_WARNINGS, Tally, minimt_path, random_model, run,  # noqa: E402
+                     scratch, without_search_warnings)
 
 
 def run_with_tty_stderr(command, stdin=subprocess.DEVNULL):
@@ -81,14 +83,14 @@ def render(shown):
 
 
 def main():
-    minimt = binary_from_argv()
+    minimt = minimt_path(__doc__)
     tally = Tally()
-    with workdir() as work:
-        model = random_model(work)
+    with scratch("batch-progress") as work:
+        model = random_model("batch")
         base = [minimt, "translate", "--model", model, "--max-length", "8", "--threads", "2"]
         path = os.path.join(work, "in.txt")
         lines = 3000
-        with open(path, "w") as f:
+        with open(path, "w", encoding="utf-8") as f:
             f.write("the cat\n" + " ".join(["a long line"] * 60) + "\n")
             for i in range(lines - 2):
                 f.write(f"the dog number {i} sees the house\n")
@@ -146,15 +148,14 @@ def main():
 
         err_path = os.path.join(work, "stderr.txt")
         with open(err_path, "wb") as err:
-            status = subprocess.run(base + ["-i", path], stdout=subprocess.DEVNULL, stderr=err,
-                                    timeout=TIMEOUT).returncode
+            status = run(base + ["-i", path], stdout=subprocess.DEVNULL, stderr=err).status
         with open(err_path, "rb") as f:
             err = f.read()
         tally.check(status == 0 and b"lines/s" not in err and b"\r" not in err and
                     without_search_warnings(err) == b"minimt: warning: line 2 is longer than the model's max_positions "
                            b"(24 tokens) and was cut\n",
                     "stderr to a file: no bar, only the warning", repr(err[:300]))
-    tally.finish()
+    tally.exit()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """OpenBLAS costs a translation nothing unless it is asked for, and then runs on one thread.
 
-  test_blas_threads.py MINIMT_BINARY REPO_ROOT
+  test_blas_threads.py --minimt MINIMT_BINARY
 
 minimt's own kernels compute every product of a default run, and OpenBLAS is opened on first use
 (src/engine/blas_runtime.cpp). Runs `minimt translate --threads T` on the shipped model with
@@ -20,12 +20,16 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
 
 def running(minimt, model, threads, env):
     """The first translation, the libraries mapped and the thread count while the run is live."""
     run = subprocess.Popen(
         [minimt, "translate", "--model", model, "-q", "--threads", str(threads)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8",
+        env=support.environment(env))
     run.stdin.write("I am a student.\n")
     run.stdin.flush()
     first = run.stdout.readline().strip()  # the model is loaded and has run
@@ -33,26 +37,19 @@ def running(minimt, model, threads, env):
         libraries = {os.path.basename(line.split()[-1]) for line in f if ".so" in line}
     count = len(os.listdir(f"/proc/{run.pid}/task"))
     run.stdin.close()
-    run.wait(timeout=60)
+    run.wait(timeout=support.TIMEOUT)
     return first, libraries, count
 
 
 def main():
-    minimt, root = sys.argv[1], sys.argv[2]
-    model = os.path.join(root, "models", "en-fr")
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL:", what)
+    minimt, model = support.minimt_path(__doc__), support.SHIPPED
+    tally = support.Tally()
+    check = tally.check
 
     check(len(os.sched_getaffinity(0)) > 1, "one core: OpenBLAS starts no pool to stop")
-    plain = {k: v for k, v in os.environ.items()
-             if not k.startswith("OPENBLAS_") and k != "MINIMT_KERNELS"}
+    # changes to this process's environment (support.environment): OPENBLAS_* and
+    # MINIMT_KERNELS removed
+    plain = {k: None for k in os.environ if k.startswith("OPENBLAS_") or k == "MINIMT_KERNELS"}
     for threads in (1, 2):
         text, libraries, count = running(minimt, model, threads, plain)
         blas = sorted(l for l in libraries
@@ -71,8 +68,7 @@ def main():
               f"--threads {threads}: MINIMT_KERNELS=openblas maps no libopenblas: {libraries}")
         check(text == "Je suis étudiant." and base_text == text, f"openblas: {text!r}")
         check(count == base_count, f"--threads {threads}: {count} threads, not {base_count}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

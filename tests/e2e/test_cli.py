@@ -12,38 +12,22 @@
     /usr/bin/python3 tests/e2e/test_cli.py --minimt build/minimt
 """
 
-import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HAND = os.path.join(ROOT, "tests", "fixtures", "hand-model")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from support import HAND  # noqa: E402
+
 SUBCOMMANDS = ("translate", "info", "tokenize", "view")
 
 
-class Checker:
-    def __init__(self):
-        self.failures = []
-        self.checks = 0
-
-    def check(self, ok, what):
-        self.checks += 1
-        print(("ok   " if ok else "FAIL ") + what)
-        if not ok:
-            self.failures.append(what)
-
-
 def run(minimt, *args, stdin=b"", env=None):
-    full_env = dict(os.environ)
-    full_env.pop("MINIMT_MODEL", None)
-    full_env.update(env or {})
-    result = subprocess.run([minimt, *args], input=stdin, capture_output=True, timeout=60,
-                            env=full_env)
-    return (result.returncode, result.stdout.decode("utf-8", "replace"),
-            result.stderr.decode("utf-8", "replace"))
+    """(status, stdout, stderr) of minimt ARGS, as text."""
+    status, out, err = support.run([minimt, *args], input=stdin, env=env)
+    return status, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 def check_help_and_version(checker, minimt):
@@ -143,18 +127,12 @@ def check_hand_model(checker, minimt):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minimt", required=True, help="the minimt executable")
-    args = parser.parse_args()
-    minimt = os.path.abspath(args.minimt)
-    checker = Checker()
+    minimt = support.minimt_path(__doc__)
+    checker = support.Tally(verbose=True)
     check_help_and_version(checker, minimt)
     check_usage_errors(checker, minimt)
     check_hand_model(checker, minimt)
-    print("%d checks, %d failed" % (checker.checks, len(checker.failures)))
-    for failure in checker.failures:
-        print("FAILED: " + failure, file=sys.stderr)
-    return 1 if checker.failures else 0
+    return checker.finish()
 
 
 if __name__ == "__main__":

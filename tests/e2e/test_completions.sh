@@ -13,21 +13,11 @@ set -u
 MINIMT=$(realpath "${1:?usage: $0 MINIMT CLI_DOCS_DIR}")
 DOCS=$(realpath "${2:?usage: $0 MINIMT CLI_DOCS_DIR}")
 HERE=$(cd "$(dirname "$0")" && pwd)
-passed=0 failed=0
-check() { # check WHAT GOT WANT
-  if [[ $2 == "$3" ]]; then
-    passed=$((passed + 1)) && echo "ok   $1"
-  else
-    failed=$((failed + 1)) && echo "FAIL $1: got '$2', want '$3'"
-  fi
-}
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/models/zz-test-model" "$tmp/work/sub dir"
-echo '{}' >"$tmp/models/zz-test-model/config.json"  # `models --names` lists it by config.json
-touch "$tmp/work/attention.json" "$tmp/work/attic.txt"
-export MINIMT_MODEL_PATH=$tmp/models HOME=$tmp/home
+source "$HERE/../support.sh"
+mkdir -p "$scratch/models/zz-test-model" "$scratch/work/sub dir"
+echo '{}' >"$scratch/models/zz-test-model/config.json"  # `models --names` lists it by config.json
+touch "$scratch/work/attention.json" "$scratch/work/attic.txt"
+export MINIMT_MODEL_PATH=$scratch/models HOME=$scratch/home
 unset XDG_DATA_HOME MINIMT_MODEL
 
 # bash: COMPREPLY, sorted, for the words given (the last one is being completed).
@@ -45,7 +35,7 @@ complete_bash() {
 got=$(bash --norc -c 'source "$1" && complete -p minimt' _ "$DOCS/minimt.bash")
 check "bash: complete -p minimt" "$got" "complete -F _minimt minimt"
 check "bash: minimt <Tab>" "$(complete_bash "$MINIMT" "")" \
-  "--help --version -h convert heads info models score tokenize translate view vocab "
+  "--help --version -h convert heads info models score show tokenize translate view vocab "
 check "bash: minimt t<Tab>" "$(complete_bash "$MINIMT" t)" "tokenize translate "
 check "bash: minimt translate --be<Tab>" "$(complete_bash "$MINIMT" translate --be)" "--beam-size "
 check "bash: minimt translate --al<Tab>" "$(complete_bash "$MINIMT" translate --al)" \
@@ -62,9 +52,9 @@ check "bash: --dump-types encoder,<Tab>" \
 check "bash: --model zz<Tab> (a model name from minimt models)" \
   "$(complete_bash "$MINIMT" translate --model zz)" "zz-test-model "
 check "bash: -m <Tab> lists en-fr" "$(complete_bash "$MINIMT" info -m "" | grep -o en-fr)" "en-fr"
-check "bash: view <Tab> (files)" "$(cd "$tmp/work" && complete_bash "$MINIMT" view att)" \
+check "bash: view <Tab> (files)" "$(cd "$scratch/work" && complete_bash "$MINIMT" view att)" \
   "attention.json attic.txt "
-check "bash: translate -i <Tab> (files)" "$(cd "$tmp/work" && complete_bash "$MINIMT" translate -i s)" \
+check "bash: translate -i <Tab> (files)" "$(cd "$scratch/work" && complete_bash "$MINIMT" translate -i s)" \
   "sub dir "
 check "bash: translate sentence <Tab> (free text: nothing)" \
   "$(complete_bash "$MINIMT" translate "The cat")" ""
@@ -82,7 +72,7 @@ complete_fish() {
   fish --no-config -c 'source $argv[1]; complete -C"$argv[2]"' "$DOCS/minimt.fish" "$1" |
     cut -f1 | sort | tr '\n' ' '
 }
-check "fish: minimt <Tab>" "$(complete_fish "$MINIMT ")" "convert heads info models score tokenize translate view vocab "
+check "fish: minimt <Tab>" "$(complete_fish "$MINIMT ")" "convert heads info models score show tokenize translate view vocab "
 check "fish: minimt translate --for<Tab>" "$(complete_fish "$MINIMT translate --for")" "--format "
 check "fish: --format <Tab>" "$(complete_fish "$MINIMT translate --format ")" "jsonl text "
 check "fish: --align-rule <Tab>" "$(complete_fish "$MINIMT score --align-rule ")" \
@@ -90,14 +80,14 @@ check "fish: --align-rule <Tab>" "$(complete_fish "$MINIMT score --align-rule ")
 check "fish: --dump-types encoder,<Tab>" "$(complete_fish "$MINIMT translate --dump-types encoder,")" \
   "encoder,cross encoder,decoder encoder,encoder "
 check "fish: --model zz<Tab>" "$(complete_fish "$MINIMT translate --model zz")" "zz-test-model "
-check "fish: view att<Tab> (files)" "$(cd "$tmp/work" && complete_fish "$MINIMT view att")" \
+check "fish: view att<Tab> (files)" "$(cd "$scratch/work" && complete_fish "$MINIMT view att")" \
   "attention.json attic.txt "
 
 # zsh: parses, registers itself under compinit, and carries the same facts.
 zsh -n "$DOCS/_minimt"
 check "zsh: _minimt parses" "$?" "0"
 got=$(zsh -f -c 'fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -d "$2/zcompdump";
-  print -r -- ${_comps[minimt]}' _ "$DOCS" "$tmp")
+  print -r -- ${_comps[minimt]}' _ "$DOCS" "$scratch")
 check "zsh: compinit registers _minimt for minimt" "$got" "_minimt"
 got=$(zsh -f -c 'source "$1" 2>/dev/null; print -l -- ${_minimt_spec_translate} |
   grep -E "^--(format|model|align-rule)\[" | sed "s/\[.*\]/[]/"' _ "$DOCS/_minimt" | tr '\n' ' ')
@@ -105,17 +95,16 @@ check "zsh: translate's --format, --model, --align-rule specs" "$got" \
   "--model[]:DIR|NAME:_minimt_models --format[]:TEXT:(text jsonl) --align-rule[]:RULE:(union best-source best-target intersection grow-diag-final) "
 
 # zsh for real: Tabs typed into an interactive zsh under a pseudo-terminal (zsh_complete.zsh).
-mkdir "$tmp/bin" && ln -s "$MINIMT" "$tmp/bin/minimt"
-zsh_out=$(cd "$tmp/work" && PATH=$tmp/bin:$PATH timeout 60 zsh -f "$HERE/zsh_complete.zsh" "$DOCS" \
+mkdir "$scratch/bin" && ln -s "$MINIMT" "$scratch/bin/minimt"
+zsh_out=$(cd "$scratch/work" && PATH=$scratch/bin:$PATH timeout 60 zsh -f "$HERE/zsh_complete.zsh" "$DOCS" \
   "minimt translate --format " "minimt " "minimt translate --model zz" | tr -d '\r')
 zsh_answer() { awk -v want="=== $1" '$0 == want { on = 1; next } /^=== / { on = 0 } on' <<<"$zsh_out"; }
 check "zsh: minimt translate --format <Tab> lists jsonl and text" \
   "$(zsh_answer "minimt translate --format " | grep -cx "jsonl  text")" "1"
 check "zsh: minimt <Tab> lists the subcommands with their help" \
-  "$(zsh_answer "minimt " | grep -oE "^(translate|score|heads|info|tokenize|view|vocab|models|convert) +-- " |
-    cut -d' ' -f1 | sort | tr '\n' ' ')" "convert heads info models score tokenize translate view vocab "
+  "$(zsh_answer "minimt " | grep -oE "^(translate|score|heads|info|tokenize|view|show|vocab|models|convert) +-- " |
+    cut -d' ' -f1 | sort | tr '\n' ' ')" "convert heads info models score show tokenize translate view vocab "
 check "zsh: --model zz<Tab> completes the model name" \
   "$(zsh_answer "minimt translate --model zz" | grep -c "minimt translate --model zz-test-model $")" "1"
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+finish

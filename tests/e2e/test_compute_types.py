@@ -23,20 +23,16 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
 
 def run(cmd, sources, env_extra=None):
-    env = dict(os.environ)
-    for name, value in (env_extra or {}).items():  # None removes the variable
-        if value is None:
-            env.pop(name, None)
-        else:
-            env[name] = value
-    return subprocess.run(cmd, input="\n".join(sources) + "\n", capture_output=True, text=True,
-                          env=env)
+    return support.run(cmd, input="\n".join(sources) + "\n", text=True, env=env_extra,
+                       timeout=600)
 
 
 def translate(minimt, model, sources, extra=(), env_extra=None, prefix=()):
@@ -62,8 +58,7 @@ def records(jsonl):
 
 
 def bf16_here(minimt, model):
-    info = subprocess.run([minimt, "info", "--model", model], capture_output=True, text=True,
-                          check=True).stdout
+    info = support.run([minimt, "info", "--model", model], text=True).out
     return "bf16 (AVX512_BF16)" in info
 
 
@@ -74,12 +69,8 @@ def main():
     with open(os.path.join(root, "tools", "model", "data", "heldout.tsv"), encoding="utf-8") as f:
         pairs = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     sources, references = [p[0] for p in pairs], [p[1] for p in pairs]
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        passed, failed = passed + bool(ok), failed + (not ok)
-        print(("ok:   " if ok else "FAIL: ") + what)
+    tally = support.Tally(verbose=True)
+    check = tally.check
 
     default = translate(minimt, model, sources)
     float32 = records(default)
@@ -112,8 +103,7 @@ def main():
                 print("  differs: %r -> %r (float32 %r)" % (a["source"], a["translation"],
                                                              b["translation"]))
 
-    info = subprocess.run([minimt, "info", "--model", model], capture_output=True, text=True,
-                          check=True).stdout
+    info = support.run([minimt, "info", "--model", model], text=True).out
     kernels = [k for k in ("avx512", "avx2", "generic")
                if k in next(l for l in info.splitlines() if l.startswith("kernels here"))]
     first = sources[:300]
@@ -127,8 +117,7 @@ def main():
 
     if sys.argv[3:] == ["--no-emulate"]:
         print("emulated-CPU checks not run here (a sanitized binary cannot run under qemu-user)")
-        print("%d passed, %d failed" % (passed, failed))
-        return 1 if failed else 0
+        return tally.finish()
     qemu = shutil.which("qemu-x86_64")
     check(qemu is not None, "qemu-x86_64 is installed (tools/setup.sh --tests installs qemu-user)")
     if qemu:
@@ -139,8 +128,8 @@ def main():
               and refused.stdout == "",
               "emulated Haswell: bf16 refused, exit %d: %s" % (
                   refused.returncode, refused.stderr.strip().splitlines()[-1:]))
-        info = subprocess.run(haswell + [minimt, "info", "--model", model, "--compute-type",
-                                         "int8"], capture_output=True, text=True).stdout
+        info = support.run(haswell + [minimt, "info", "--model", model, "--compute-type",
+                                      "int8"], text=True).out
         check("int8, minimt's avx2 kernel" in info, "emulated Haswell: int8 runs the avx2 kernel")
         # The cross-CPU promise (docs/architecture.md, "What is bit-identical"): the emulated CPU
         # runs the AVX2 kernels for everything, this one its fastest; OpenBLAS left to pick its
@@ -164,8 +153,7 @@ def main():
         check(dumps[0] == dumps[1], "emulated Haswell: the attention dump of 10 sentences is "
               "byte-identical to this CPU's (the cross-CPU promise)")
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """minimt convert and int8 model files, checked against PyTorch.
 
-  test_convert.py MINIMT_BINARY REPO_ROOT
+  test_convert.py --minimt MINIMT_BINARY
 
 On the shipped model (F16) and on a random untied F32 model (tools/reference random-model):
   - `convert --compute-type int8` writes every Linear weight (attention projections, fc1, fc2,
@@ -28,15 +28,14 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
-import tempfile
 
 import torch
 
-ROOT = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else "."
-sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
+support.use_tools("reference")
 from pytorch_reference.sample_text import ENGLISH  # noqa: E402
 from pytorch_reference.translator import Translator  # noqa: E402
 
@@ -44,16 +43,8 @@ DTYPES = {"F32": (torch.float32, 4), "F16": (torch.float16, 2), "BF16": (torch.b
           "I8": (torch.int8, 1)}
 LINEAR = ("q_proj", "k_proj", "v_proj", "out_proj", "fc1", "fc2")
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
+TALLY = support.Tally()
+check = TALLY.check
 
 
 # ------------------------------------------------------------------ safetensors by hand
@@ -118,8 +109,7 @@ def ulps(a, b):
 # ------------------------------------------------------------------ running minimt
 
 def run(minimt, *args, input_text=None, env=None):
-    return subprocess.run([minimt, *args], input=input_text, capture_output=True, text=True,
-                          env=env)
+    return support.run([minimt, *args], input=input_text, text=True, env=env)
 
 
 def translate(minimt, model, lines, *extra):
@@ -200,9 +190,9 @@ def check_model(minimt, label, original, work, lines, reference_lines=()):
     print(r.stderr.strip())
     check(set(os.listdir(int8_dir)) == {"config.json", "model.safetensors", "source.spm",
                                         "target.spm"}, f"{label}: files {os.listdir(int8_dir)}")
-    with open(os.path.join(original, "config.json")) as f:
+    with open(os.path.join(original, "config.json"), encoding="utf-8") as f:
         config_in = json.load(f)
-    with open(os.path.join(int8_dir, "config.json")) as f:
+    with open(os.path.join(int8_dir, "config.json"), encoding="utf-8") as f:
         config_out = json.load(f)
     check(config_in == config_out, f"{label}: config.json changed")
     dequantized, before = check_int8_file(label, original, int8_dir)
@@ -397,26 +387,17 @@ def check_command_line(minimt, model, work):
 
 
 def main():
-    minimt = os.path.abspath(sys.argv[1])
-    shipped = os.path.join(ROOT, "models", "en-fr")
-    with open(os.path.join(ROOT, "tools", "model", "data", "heldout.tsv"), encoding="utf-8") as f:
-        heldout = [line.split("\t")[0] for line in f if line.strip()][:300]
-    with tempfile.TemporaryDirectory(prefix="minimt-convert-") as work:
+    minimt, shipped = support.minimt_path(__doc__), support.SHIPPED
+    heldout = [english for english, _ in support.heldout_pairs(300)]
+    with support.scratch("convert") as work:
         check_model(minimt, "shipped", shipped, work, heldout)
-        random_dir = os.path.join(work, "random")
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "reference", "reference.py"),
-                            "random-model", random_dir, "--seed", "7", "--d-model", "32",
-                            "--heads", "4", "--d-ff", "64", "--no-tie", "--final-logits-bias",
-                            "--eos-boost", "2.0", "--norm", "pre"],
-                           capture_output=True, text=True)
-        check(r.returncode == 0, f"random-model: {r.stderr}")
+        random_dir = support.random_model("convert-untied")
         texts = ENGLISH.splitlines()[:20]
         int8_random = check_model(minimt, "random-untied", random_dir, work, texts, texts)
         if int8_random:
             check_hostile(minimt, int8_random)
         check_command_line(minimt, shipped, work)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return TALLY.finish()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ other (directly, through symbolic and hard links, relative against absolute path
 written whole or not at all (a failure midway, SIGKILL, SIGTERM), threads that cannot start,
 memory that runs out, and the bounds on --threads x --batch-size, view --sentences and dump size.
 
-  test_files_and_resources.py MINIMT_BINARY
+  test_files_and_resources.py --minimt MINIMT_BINARY
 
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -12,21 +12,24 @@ Ends with "N passed, N failed"; exits 1 on any failure.
 import os
 import re
 import resource
+import shutil
 import signal
 import stat
 import subprocess
+import sys
 import time
 
-from test_batch_helpers import TIMEOUT, Tally, binary_from_argv, random_model, workdir
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from support import TIMEOUT, Tally, minimt_path, random_model, scratch  # noqa: E402
 
 SAME_INPUT = "are the same file: an output must not overwrite an input"
 SAME_OUTPUT = "are the same file: two outputs cannot share a file"
 
 
 def run(command, cwd, stdin=None, input_bytes=None, preexec=None):
-    result = subprocess.run(command, cwd=cwd, stdin=stdin, input=input_bytes,
-                            capture_output=True, timeout=TIMEOUT, preexec_fn=preexec)
-    return result.returncode, result.stdout, result.stderr
+    """support.run in the folder `cwd`."""
+    return support.run(command, input=input_bytes, stdin=stdin, cwd=cwd, preexec_fn=preexec)
 
 
 def write(path, data):
@@ -221,7 +224,7 @@ def check_atomic_success(tally, t, adir):
 
 def check_atomic_failure(tally, t, minimt, adir):
     """A run that fails midway leaves every output as it was."""
-    with open(os.path.join(adir, "many.txt"), "w") as f:
+    with open(os.path.join(adir, "many.txt"), "w", encoding="utf-8") as f:
         for i in range(3000):
             f.write(f"the cat number {i} is on the house\n")
     out = write(os.path.join(adir, "out.txt"), b"OLD\n")
@@ -254,7 +257,7 @@ def check_killed(tally, t, adir, sig):
     name = signal.Signals(sig).name
     big = os.path.join(adir, "big.txt")
     if not os.path.exists(big):
-        with open(big, "w") as f:
+        with open(big, "w", encoding="utf-8") as f:
             for i in range(200000):
                 f.write(f"the cat number {i} is on the house\n")
     out = write(os.path.join(adir, "long.txt"), b"OLD\n")
@@ -329,7 +332,7 @@ def check_view_bounds(tally, minimt, adir):
     page = os.path.join(adir, "bounds.html")
     expect(tally, "--sentences 1-999999999999", run(v + ["--sentences", "1-999999999999"], adir),
            2, "minimt: --sentences: not a sentence number or range: 1-999999999999\n"
-           "Run 'minimt --help' for usage.\n")
+           "Run 'minimt view --help' for usage.\n")
     for item in ("2-999999999", "4", "1,3-4"):
         last = item.split("-")[-1].split(",")[-1]
         result = run(v + ["--sentences", item], adir, preexec=limit_memory(1 << 30))
@@ -361,10 +364,11 @@ def check_view_bounds(tally, minimt, adir):
 
 
 def main():
-    minimt = binary_from_argv()
+    minimt = minimt_path(__doc__)
     tally = Tally()
-    with workdir() as work:
-        model = random_model(work)
+    with scratch("files-and-resources") as work:
+        # A copy: the collision cases aim outputs at the model's files.
+        model = shutil.copytree(random_model("batch"), os.path.join(work, "model"))
         t = [minimt, "translate", "-m", model, "-q"]
         setup = os.path.join(work, "setup")
         os.mkdir(setup)
@@ -389,7 +393,7 @@ def main():
             check_threads(tally, t, adir)
         check_batch_bounds(tally, t, adir)
         check_view_bounds(tally, minimt, adir)
-    tally.finish()
+    tally.exit()
 
 
 if __name__ == "__main__":

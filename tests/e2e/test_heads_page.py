@@ -16,23 +16,20 @@ reference: their greedy translations are the references), then checks:
   - the heatmaps of the first 3 pairs are there, and a click on a cell shows that head's;
   - the pruning table has one row per head removed, and bad --view paths are refused.
 Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
-test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
+test fails, it is not skipped. One Chromium serves every page (tests/browser.py). Stdlib only.
+Ends with "N passed, N failed"; exit 1 on failure.
 """
-import argparse
 import html.parser
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MODEL = os.path.join(ROOT, "models", "en-fr")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--disable-quic", "--hide-scrollbars"]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from browser import browser_test  # noqa: E402
+
+MODEL = support.SHIPPED
 PAIRS = ["The black cat sees the small dog.\tLe chat noir voit le petit chien.",
          "I am a student.\tJe suis étudiant.",
          "The small girl reads a red book.",
@@ -40,32 +37,12 @@ PAIRS = ["The black cat sees the small dog.\tLe chat noir voit le petit chien.",
          "I like the bird.\tJ'aime l'oiseau."]
 TYPES, LAYERS, HEADS = ("encoder", "decoder", "cross"), 3, 4
 
-passed = 0
-failed = 0
+TALLY = support.Tally()
+check = TALLY.check
 
 
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, flush=True)
-    return condition
-
-
-def run(command, stdin=None, timeout=300):
-    return subprocess.run(command, input=stdin, capture_output=True, timeout=timeout)
-
-
-def chromium_dom(browser, url, scratch):
-    profile = tempfile.mkdtemp(prefix="profile-", dir=scratch)
-    try:
-        result = run([browser, *CHROMIUM_FLAGS, "--user-data-dir=" + profile,
-                      "--virtual-time-budget=3000", "--dump-dom", url], timeout=120)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    return result.stdout.decode("utf-8", "replace")
+def run(command, stdin=None):
+    return support.run(command, input=stdin, timeout=300)
 
 
 class Elements(html.parser.HTMLParser):
@@ -193,7 +170,7 @@ def check_examples(browser, page, scratch, dom, found):
         source = PAIRS[k].split("\t")[0]
         check(source in section["text"], "example %d does not show %r" % (k + 1, source))
     check(status_of(dom) == "ok: 36 heatmaps", "page status %r, want 'ok: 36 heatmaps'" % status_of(dom))
-    third = chromium_dom(browser, "file://" + page + "#sentence=3", scratch)
+    third = browser.dom("file://" + page + "#sentence=3")
     check(status_of(third) == "ok: 36 heatmaps", "#sentence=3: status %r" % status_of(third))
 
     with open(page, encoding="utf-8") as f:
@@ -201,7 +178,7 @@ def check_examples(browser, page, scratch, dom, found):
     probed = os.path.join(scratch, "probed.html")
     with open(probed, "w", encoding="utf-8") as f:
         f.write(text.replace("</body>", CLICK_PROBE))
-    clicked = chromium_dom(browser, "file://" + probed, scratch)
+    clicked = browser.dom("file://" + probed, until="#probe")  # after the hashchange
     result = re.search(r'<pre id="probe">([^<]*)</pre>', clicked)
     top = [e["attrs"] for e in found if e["attrs"].get("data-rank") == "1"][0]
     want = "ok: 1 heatmap|%s.%s.%s" % (top["data-type"], top["data-layer"], top["data-head"])
@@ -219,67 +196,55 @@ def check_refusals(minimt, scratch, pairs):
               (view, result.returncode, result.stderr.decode()[-200:], status, message))
 
 
+def check_page(minimt, browser, scratch):
+    """The page of `minimt heads --view` on PAIRS, against the JSON Lines and score runs."""
+    pairs, page = os.path.join(scratch, "pairs.tsv"), os.path.join(scratch, "heads.html")
+    with open(pairs, "w", encoding="utf-8") as f:
+        f.write("\n".join(PAIRS) + "\n")
+    result = run([minimt, "heads", "--model", MODEL, "-i", pairs, "--format", "jsonl",
+                  "--prune-order", "--view", page])
+    check(result.returncode == 0, "heads --view: exit %d: %s" %
+          (result.returncode, result.stderr.decode()[-300:]))
+    check(re.search(r"minimt: wrote .*heads\.html: 36 heads, 3 example sentences \(108 heatmaps\)",
+                    result.stderr.decode()), "heads --view: stderr %r" % result.stderr.decode())
+    lines = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    rows = [r for r in lines if "type" in r]
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    check(not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)|<link\b|@import|url\(""", text),
+          "the page refers to something outside itself")
+
+    dom = browser.dom("file://" + page)
+    found = elements(dom)
+    cells = [e["attrs"] for e in found if e["tag"] == "td" and "head-cell" in e["attrs"].get("class", "")]
+    grids = [e["attrs"].get("data-type") for e in found if e["tag"] == "figure" and
+             "head-grid" in e["attrs"].get("class", "")]
+    check(grids == list(TYPES), "grids %r, want one per type in order" % grids)
+    check_cells(cells, rows)
+    check_colours(cells)
+    prune_rows = [e for e in found if e["tag"] == "tr" and e["text"].strip()[:1].isdigit()]
+    check(len(prune_rows) == 37, "%d rows in the pruning table, want 37" % len(prune_rows))
+
+    # The two most important heads against minimt score with and without each masked.
+    references = run([minimt, "translate", "--model", MODEL],
+                     stdin="\n".join(p.split("\t")[0] for p in PAIRS).encode()).stdout.decode()
+    full = [p if "\t" in p else p + "\t" + r for p, r in zip(PAIRS, references.splitlines())]
+    base, tokens = scored(minimt, full)
+    for row in rows[:2]:
+        masked, _ = scored(minimt, full, "%s:%d:%d" % (row["type"], row["layer"], row["head"]))
+        want = (masked - base) / tokens
+        cell = [c for c in cells if (c["data-type"], c["data-layer"], c["data-head"]) ==
+                (row["type"], str(row["layer"]), str(row["head"]))]
+        got = float(cell[0]["data-delta"]) if cell else None
+        check(got is not None and abs(got - want) <= 1e-5,
+              "%s:%d:%d: the page says %r, two score runs %.7f" %
+              (row["type"], row["layer"], row["head"], got, want))
+    check_examples(browser, page, scratch, dom, found)
+    check_refusals(minimt, scratch, pairs)
+
+
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--minimt", required=True)
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    args = parser.parse_args()
-    minimt = os.path.abspath(args.minimt)
-    browser = shutil.which(args.chromium)
-    if not browser:
-        print("FAIL: %s is not installed: the heads page test needs it (tools/test.sh installs "
-              "Debian's chromium)" % args.chromium)
-        print("0 passed, 1 failed")
-        return 1
-    scratch = tempfile.mkdtemp(prefix="minimt-heads-")
-    try:
-        pairs, page = os.path.join(scratch, "pairs.tsv"), os.path.join(scratch, "heads.html")
-        with open(pairs, "w", encoding="utf-8") as f:
-            f.write("\n".join(PAIRS) + "\n")
-        result = run([minimt, "heads", "--model", MODEL, "-i", pairs, "--format", "jsonl",
-                      "--prune-order", "--view", page])
-        check(result.returncode == 0, "heads --view: exit %d: %s" %
-              (result.returncode, result.stderr.decode()[-300:]))
-        check(re.search(r"minimt: wrote .*heads\.html: 36 heads, 3 example sentences \(108 heatmaps\)",
-                        result.stderr.decode()), "heads --view: stderr %r" % result.stderr.decode())
-        lines = [json.loads(line) for line in result.stdout.decode().splitlines()]
-        rows = [r for r in lines if "type" in r]
-        with open(page, encoding="utf-8") as f:
-            text = f.read()
-        check(not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)|<link\b|@import|url\(""", text),
-              "the page refers to something outside itself")
-
-        dom = chromium_dom(browser, "file://" + page, scratch)
-        found = elements(dom)
-        cells = [e["attrs"] for e in found if e["tag"] == "td" and "head-cell" in e["attrs"].get("class", "")]
-        grids = [e["attrs"].get("data-type") for e in found if e["tag"] == "figure" and
-                 "head-grid" in e["attrs"].get("class", "")]
-        check(grids == list(TYPES), "grids %r, want one per type in order" % grids)
-        check_cells(cells, rows)
-        check_colours(cells)
-        prune_rows = [e for e in found if e["tag"] == "tr" and e["text"].strip()[:1].isdigit()]
-        check(len(prune_rows) == 37, "%d rows in the pruning table, want 37" % len(prune_rows))
-
-        # The two most important heads against minimt score with and without each masked.
-        references = run([minimt, "translate", "--model", MODEL],
-                         stdin="\n".join(p.split("\t")[0] for p in PAIRS).encode()).stdout.decode()
-        full = [p if "\t" in p else p + "\t" + r for p, r in zip(PAIRS, references.splitlines())]
-        base, tokens = scored(minimt, full)
-        for row in rows[:2]:
-            masked, _ = scored(minimt, full, "%s:%d:%d" % (row["type"], row["layer"], row["head"]))
-            want = (masked - base) / tokens
-            cell = [c for c in cells if (c["data-type"], c["data-layer"], c["data-head"]) ==
-                    (row["type"], str(row["layer"]), str(row["head"]))]
-            got = float(cell[0]["data-delta"]) if cell else None
-            check(got is not None and abs(got - want) <= 1e-5,
-                  "%s:%d:%d: the page says %r, two score runs %.7f" %
-                  (row["type"], row["layer"], row["head"], got, want))
-        check_examples(browser, page, scratch, dom, found)
-        check_refusals(minimt, scratch, pairs)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return browser_test(__doc__, "heads-page", TALLY, check_page)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 
     test_inside_page.py --minimt build/minimt [--chromium chromium]
 
-A random model (2 encoder and 2 decoder layers, 4 heads) translates two sentences with
+The random model "inside" (tests/support.py; 2 encoder and 2 decoder layers, 4 heads) translates two sentences with
 --dump-scores --dump-vectors --dump-norms --logit-lens 3; minimt view draws the dump. Then:
   - the page loads with "ok: N heatmaps" (every layer and head; no script error);
   - the values menu offers weights, scores and weight x norm; switching it redraws a heatmap
@@ -16,19 +16,22 @@ A random model (2 encoder and 2 decoder layers, 4 heads) translates two sentence
     dump's most likely token and its probability;
   - a dump without the extras shows no values menu, panel or lens.
 Chromium must be installed (tools/test.sh installs it); missing, the test fails, not skipped.
-Ends with "N passed, N failed"; exit 1 on failure.
+One Chromium serves every page (tests/browser.py). Ends with "N passed, N failed"; exit 1 on failure.
 """
 import html
 import json
 import math
 import os
 import re
-import shutil
 import sys
-import tempfile
 
-from test_view_browser import arguments, check, make_model, page_status, run
-import test_view_browser
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from browser import browser_test  # noqa: E402
+from test_view_browser import page_status, run  # noqa: E402
+
+TALLY = support.Tally()
+check = TALLY.check
 
 PROBE = """<script>
 (function () {
@@ -159,51 +162,43 @@ def check_lens(result, sentence):
                   "lens layer %d position %d reads %r, the dump's best is %r" % (layer, t, text, best))
 
 
-def main():
-    minimt, browser = arguments()
-    if not browser:
-        return 1
-    scratch = tempfile.mkdtemp(prefix="minimt-inside-page-")
-    try:
-        model = os.path.join(scratch, "model")
-        make_model(sys.executable, model, "--d-model", "32", "--heads", "4", "--encoder-layers",
-                   "2", "--decoder-layers", "2", "--max-positions", "40", "--eos-boost", "2")
-        dump, page = os.path.join(scratch, "dump.json"), os.path.join(scratch, "page.html")
-        result = run([minimt, "translate", "--model", model, "--max-length", "10", "--dump-attention",
-                      dump, "--dump-scores", "--dump-vectors", "--dump-norms", "--logit-lens", "3"],
-                     stdin=b"The small girl reads a red book.\nA dog.\n")
-        check(result.returncode == 0, "translate: exit %d %s" % (result.returncode, result.stderr[-300:]))
-        with open(dump, encoding="utf-8") as f:
-            sentence = json.load(f)["sentences"][0]
-        result = run([minimt, "view", dump, "-o", page])
-        check(result.returncode == 0, "view: exit %d %s" % (result.returncode, result.stderr[-300:]))
-        T = len(sentence["decoder_input_tokens"])
-        row = min(2, T - 1)
-        status, got = probe(browser, page, scratch, row)
-        check(status == "ok: %d heatmaps" % (4 * 2 * 3), "status %r" % status)
-        if check(got is not None, "the probe wrote nothing (status %r)" % status):
-            check(got["options"] == ["weights", "scores", "norms"] and not got["menuHidden"],
-                  "values menu %r (hidden %r)" % (got["options"], got["menuHidden"]))
-            check_values(got["scores"], sentence, "scores", "_scores")
-            check_values(got["norms"], sentence, "norms", "_weighted_norms")
-            check_panel(got, sentence, row)
-            check_lens(got, sentence)
+def check_pages(minimt, browser, scratch):
+    model = support.random_model("inside")
+    dump, page = os.path.join(scratch, "dump.json"), os.path.join(scratch, "page.html")
+    result = run([minimt, "translate", "--model", model, "--max-length", "10", "--dump-attention",
+                  dump, "--dump-scores", "--dump-vectors", "--dump-norms", "--logit-lens", "3"],
+                 stdin=b"The small girl reads a red book.\nA dog.\n")
+    check(result.returncode == 0, "translate: exit %d %s" % (result.returncode, result.stderr[-300:]))
+    with open(dump, encoding="utf-8") as f:
+        sentence = json.load(f)["sentences"][0]
+    result = run([minimt, "view", dump, "-o", page])
+    check(result.returncode == 0, "view: exit %d %s" % (result.returncode, result.stderr[-300:]))
+    T = len(sentence["decoder_input_tokens"])
+    row = min(2, T - 1)
+    status, got = probe(browser, page, scratch, row)
+    check(status == "ok: %d heatmaps" % (4 * 2 * 3), "status %r" % status)
+    if check(got is not None, "the probe wrote nothing (status %r)" % status):
+        check(got["options"] == ["weights", "scores", "norms"] and not got["menuHidden"],
+              "values menu %r (hidden %r)" % (got["options"], got["menuHidden"]))
+        check_values(got["scores"], sentence, "scores", "_scores")
+        check_values(got["norms"], sentence, "norms", "_weighted_norms")
+        check_panel(got, sentence, row)
+        check_lens(got, sentence)
 
-        plain_dump, plain_page = os.path.join(scratch, "plain.json"), os.path.join(scratch, "plain.html")
-        run([minimt, "translate", "--model", model, "--max-length", "10", "--dump-attention",
-             plain_dump, "A dog."])
-        run([minimt, "view", plain_dump, "-o", plain_page])
-        status, got = probe(browser, plain_page, scratch, 0)
-        check(status == "ok: 24 heatmaps", "plain dump: status %r" % status)
-        if check(got is not None, "plain dump: the probe wrote nothing"):
-            check(got["menuHidden"] and got["panelHidden"] and got["lens"] is None,
-                  "plain dump: menu hidden %r, panel hidden %r, lens %r" %
-                  (got["menuHidden"], got["panelHidden"], got["lens"]))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    passed, failed = test_view_browser.passed, test_view_browser.failed
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    plain_dump, plain_page = os.path.join(scratch, "plain.json"), os.path.join(scratch, "plain.html")
+    run([minimt, "translate", "--model", model, "--max-length", "10", "--dump-attention",
+         plain_dump, "A dog."])
+    run([minimt, "view", plain_dump, "-o", plain_page])
+    status, got = probe(browser, plain_page, scratch, 0)
+    check(status == "ok: 24 heatmaps", "plain dump: status %r" % status)
+    if check(got is not None, "plain dump: the probe wrote nothing"):
+        check(got["menuHidden"] and got["panelHidden"] and got["lens"] is None,
+              "plain dump: menu hidden %r, panel hidden %r, lens %r" %
+              (got["menuHidden"], got["panelHidden"], got["lens"]))
+
+
+def main():
+    return browser_test(__doc__, "inside-page", TALLY, check_pages)
 
 
 if __name__ == "__main__":

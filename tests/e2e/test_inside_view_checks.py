@@ -10,18 +10,15 @@ disagrees with the token lists or the selection, a score that is not null above 
 of decoder self-scores or null elsewhere, a number that is not finite, a negative norm, a
 probability outside [0, 1]. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
 """
-import argparse
 import copy
 import json
 import os
-import shutil
-import subprocess
-import tempfile
+import sys
 
-from test_batch_helpers import Tally
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-tally = Tally()
+tally = support.Tally()
 check = tally.check
 
 
@@ -64,21 +61,17 @@ def cases(sentence):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--minimt", required=True)
-    minimt = os.path.abspath(parser.parse_args().minimt)
-    scratch = tempfile.mkdtemp(prefix="minimt-inside-checks-")
-    try:
+    minimt = support.minimt_path(__doc__)
+    with support.scratch("inside-checks") as scratch:
         dump = os.path.join(scratch, "dump.json")
-        result = subprocess.run([minimt, "translate", "--model", os.path.join(ROOT, "models", "en-fr"),
-                                 "--dump-attention", dump, "--dump-scores", "--dump-vectors",
-                                 "--dump-norms", "--logit-lens", "3", "The man does not see the house."],
-                                capture_output=True)
+        result = support.run([minimt, "translate", "--model", support.SHIPPED,
+                              "--dump-attention", dump, "--dump-scores", "--dump-vectors",
+                              "--dump-norms", "--logit-lens", "3", "The man does not see the house."])
         check(result.returncode == 0, "translate: exit %d %r" % (result.returncode, result.stderr))
         with open(dump, encoding="utf-8") as f:
             good = json.load(f)
         page = os.path.join(scratch, "page.html")
-        result = subprocess.run([minimt, "view", dump, "-o", page], capture_output=True)
+        result = support.run([minimt, "view", dump, "-o", page])
         check(result.returncode == 0 and os.path.exists(page),
               "view of the good dump: exit %d %r" % (result.returncode, result.stderr))
         for name, change, words in cases(good["sentences"][0]):
@@ -89,15 +82,13 @@ def main():
                 json.dump(broken, f, ensure_ascii=False)
             if os.path.exists(page):
                 os.remove(page)
-            result = subprocess.run([minimt, "view", path, "-o", page], capture_output=True)
+            result = support.run([minimt, "view", path, "-o", page])
             message = result.stderr.decode("utf-8", "replace")
             check(result.returncode == 1 and all(w in message for w in words) and
                   not os.path.exists(page),
                   "%s: exit %d, message %r, want %r" % (name, result.returncode, message, words))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    tally.finish()
+    return tally.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -6,20 +6,10 @@
 # Ends with `N passed, N failed`; exits 1 on any failure.
 set -u
 BUILD=$(realpath "${1:?usage: $0 BUILD_DIR}")
-passed=0 failed=0
-check() { # check WHAT GOT WANT
-  if [[ $2 == "$3" ]]; then
-    passed=$((passed + 1)) && echo "ok   $1"
-  else
-    failed=$((failed + 1)) && echo "FAIL $1: got '$2', want '$3'"
-  fi
-}
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-prefix=$tmp/prefix
-mkdir -p "$tmp/elsewhere" "$tmp/home"
-cmake --install "$BUILD" --prefix "$prefix" >"$tmp/install.log" 2>&1
+source "$(dirname "$0")/../support.sh"
+prefix=$scratch/prefix
+mkdir -p "$scratch/elsewhere" "$scratch/home"
+cmake --install "$BUILD" --prefix "$prefix" >"$scratch/install.log" 2>&1
 check "cmake --install --prefix PREFIX: status" "$?" "0"
 
 for file in bin/minimt share/minimt/models/en-fr/config.json \
@@ -31,8 +21,8 @@ for file in bin/minimt share/minimt/models/en-fr/config.json \
 done
 
 # From another folder, with no model settings and an empty HOME.
-run() { (cd "$tmp/elsewhere" && env -u MINIMT_MODEL -u MINIMT_MODEL_PATH -u XDG_DATA_HOME \
-  HOME="$tmp/home" "$prefix/bin/minimt" "$@"); }
+run() { (cd "$scratch/elsewhere" && env -u MINIMT_MODEL -u MINIMT_MODEL_PATH -u XDG_DATA_HOME \
+  HOME="$scratch/home" "$prefix/bin/minimt" "$@"); }
 check "installed minimt translate, default model, from another folder" \
   "$(run translate "I am a student." 2>&1)" "Je suis étudiant."
 check "installed minimt info: the model in PREFIX/share/minimt/models/en-fr" \
@@ -46,18 +36,17 @@ check "installed minimt models --path: PREFIX's models folder, installed" \
   "$(run models --path | grep -cxF "$prefix/share/minimt/models	installed")" "1"
 
 page=$prefix/share/man/man1/minimt.1
-rendered=$(MANWIDTH=100 man --warnings -l "$page" 2>"$tmp/man.err" | col -b)
-check "man -l PREFIX/share/man/man1/minimt.1: no warnings" "$(cat "$tmp/man.err")" ""
+rendered=$(MANWIDTH=100 man --warnings -l "$page" 2>"$scratch/man.err" | col -b)
+check "man -l PREFIX/share/man/man1/minimt.1: no warnings" "$(cat "$scratch/man.err")" ""
 check "man -l: the translate section" "$(grep -c '^   minimt translate \[OPTIONS\]' <<<"$rendered")" "1"
 
 got=$(bash --norc -c 'source "$1" && complete -p minimt' _ "$prefix/share/bash-completion/completions/minimt")
 check "bash loads the installed completion" "$got" "complete -F _minimt minimt"
 got=$(zsh -f -c 'fpath=("$1" $fpath); autoload -Uz compinit; compinit -u -d "$2/zcompdump";
-  print -r -- ${_comps[minimt]}' _ "$prefix/share/zsh/site-functions" "$tmp")
+  print -r -- ${_comps[minimt]}' _ "$prefix/share/zsh/site-functions" "$scratch")
 check "zsh (compinit over PREFIX/share/zsh/site-functions) registers _minimt" "$got" "_minimt"
 got=$(fish --no-config -c 'source $argv[1]; complete -C"minimt translate --format "' \
   "$prefix/share/fish/vendor_completions.d/minimt.fish" | cut -f1 | tr '\n' ' ')
 check "fish loads the installed completion (--format values)" "$got" "jsonl text "
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+finish

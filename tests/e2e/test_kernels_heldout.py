@@ -25,45 +25,40 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
 
 def supported_kernels(minimt):
-    info = subprocess.run([minimt, "info"], capture_output=True, text=True, check=True).stdout
+    info = support.run([minimt, "info"], text=True).out
     line = next(l for l in info.splitlines() if l.startswith("kernels here"))
     listed = line.split(None, 2)[2]
     return [k for k in ("avx512", "avx2", "generic", "openblas") if k in listed]
 
 
 def environment(kernel, core):
-    env = dict(os.environ, MINIMT_KERNELS=kernel)
-    env.pop("OPENBLAS_L2_SIZE", None)
-    if core:
-        env["OPENBLAS_CORETYPE"] = core
-    else:
-        env.pop("OPENBLAS_CORETYPE", None)
-    return env
+    """The changes to the environment (support.run's env): None removes a variable."""
+    return {"MINIMT_KERNELS": kernel, "OPENBLAS_L2_SIZE": None, "OPENBLAS_CORETYPE": core}
 
 
 def translate(minimt, model, sources, kernel, batch, threads, core=None):
     """The records as printed, less their time_ms field (the one that varies by run)."""
-    run = subprocess.run(
+    run = support.run(
         [minimt, "translate", "--model", model, "-q", "--format", "jsonl", "--batch-size",
          str(batch), "--threads", str(threads)],
-        input="\n".join(sources) + "\n", capture_output=True, text=True,
-        env=environment(kernel, core))
+        input="\n".join(sources) + "\n", text=True, env=environment(kernel, core), timeout=600)
     if run.returncode != 0:
         raise RuntimeError(f"{kernel} batch {batch}: exit {run.returncode}: {run.stderr}")
     return [re.sub(r',"time_ms":[0-9.e+-]+', "", line) for line in run.stdout.splitlines()]
 
 
 def dump(minimt, model, sources, kernel, core, path):
-    run = subprocess.run(
+    run = support.run(
         [minimt, "translate", "--model", model, "-q", "--dump-attention", path],
-        input="\n".join(sources) + "\n", capture_output=True, text=True,
-        env=environment(kernel, core))
+        input="\n".join(sources) + "\n", text=True, env=environment(kernel, core), timeout=600)
     if run.returncode != 0:
         raise RuntimeError(f"{kernel} dump: exit {run.returncode}: {run.stderr}")
     with open(path, "rb") as f:
@@ -89,15 +84,8 @@ def main():
     with open(os.path.join(root, "tools", "model", "data", "heldout.tsv"), encoding="utf-8") as f:
         pairs = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     sources = [p[0] for p in pairs]
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL:", what)
+    tally = support.Tally()
+    check = tally.check
 
     kernels = supported_kernels(minimt)
     check("generic" in kernels and "openblas" in kernels, f"kernels listed by info: {kernels}")
@@ -150,8 +138,7 @@ def main():
                     check(got == first, f"{label}: not byte-identical (the cross-CPU promise)")
                 print(f"{label}: checked")
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

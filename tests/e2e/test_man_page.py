@@ -7,19 +7,23 @@ a subcommand or any of its options is missing from that subcommand's section, wh
 or when a section (exit statuses, environment, files, examples) or a variable is missing. A
 copy of the page with one option removed must fail the same check (the check can fail).
 
-    /usr/bin/python3 tests/e2e/test_man_page.py build/minimt build/cli-docs/minimt.1
+    /usr/bin/python3 tests/e2e/test_man_page.py --minimt build/minimt build/cli-docs/minimt.1
 """
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
 
 def help_text(minimt, *args):
-    return subprocess.run([minimt, *args, "--help"], capture_output=True, text=True,
-                          check=True).stdout
+    result = support.run([minimt, *args, "--help"], text=True)
+    if result.status != 0:
+        raise support.Mismatch("minimt %s --help: status %s" % (" ".join(args), result.status))
+    return result.out
 
 
 def subcommands(minimt):
@@ -42,10 +46,9 @@ def options_of(minimt, sub):
 
 
 def render(page):
-    env = dict(os.environ, MANWIDTH="100", LC_ALL="C.UTF-8")
-    r = subprocess.run(["man", "--warnings", "-l", page], capture_output=True, env=env)
-    text = subprocess.run(["col", "-b"], input=r.stdout, capture_output=True).stdout
-    return r.returncode, text.decode(), r.stderr.decode()
+    r = support.run(["man", "--warnings", "-l", page], env={"MANWIDTH": "100", "LC_ALL": "C.UTF-8"})
+    text = support.run(["col", "-b"], input=r.out).out
+    return r.status, text.decode(), r.err.decode()
 
 
 def sections_of(text):
@@ -84,13 +87,12 @@ def missing_options(minimt, text):
 
 
 def main():
-    minimt, page = os.path.abspath(sys.argv[1]), sys.argv[2]
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        print(("ok   " if ok else "FAIL ") + what)
-        passed, failed = passed + ok, failed + (not ok)
+    parser = support.parser(__doc__)
+    parser.add_argument("page", help="the man page (build/cli-docs/minimt.1)")
+    args = parser.parse_args()
+    minimt, page = support.minimt_from(args), args.page
+    tally = support.Tally(verbose=True)
+    check = tally.check
 
     status, text, err = render(page)
     check(status == 0 and err == "", "man -l renders the page without warnings (status %d, %r)"
@@ -114,7 +116,7 @@ def main():
     exits = text.split("\nEXIT STATUS\n", 1)[-1].split("\nENVIRONMENT\n", 1)[0]
     check(re.findall(r"^\s{7}(\d)\s", exits, re.M) == ["0", "1", "2"],
           "EXIT STATUS gives 0, 1 and 2: %s" % re.findall(r"^\s{7}(\d)\s", exits, re.M))
-    version = subprocess.run([minimt, "--version"], capture_output=True, text=True).stdout.strip()
+    version = support.run([minimt, "--version"], text=True).out.strip()
     check(re.search(r"^%s\s+MINIMT\(1\)$" % re.escape(version), text, re.M) is not None,
           "the footer names %s" % version)
     check("minimt translate --model my-model" in text.replace("\\", ""),
@@ -131,8 +133,7 @@ def main():
     check(doctored != roff and missing == ["translate --beam-size"],
           "a page without translate's --beam-size fails the check: missing %s" % missing)
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

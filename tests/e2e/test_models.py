@@ -11,39 +11,22 @@ source tree's models/). Checked here, each in a fresh HOME so this machine's fol
 - `minimt models` lists every model folder by folder with its summary, marks the hidden one and
   the default, `--names` and `--path`.
 
-    /usr/bin/python3 tests/e2e/test_models.py build/minimt
+    /usr/bin/python3 tests/e2e/test_models.py --minimt build/minimt
 """
 
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HAND = os.path.join(ROOT, "tests", "fixtures", "hand-model")
-SHIPPED = os.path.join(ROOT, "models", "en-fr")
-
-
-class Checker:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from support import HAND, ROOT, SHIPPED  # noqa: E402
 
 
 def run(minimt, args, env, cwd=None):
-    full = {k: v for k, v in os.environ.items()
-            if k not in ("MINIMT_MODEL", "MINIMT_MODEL_PATH", "XDG_DATA_HOME")}
-    full.update(env)
-    r = subprocess.run([minimt] + args, capture_output=True, timeout=60, env=full, cwd=cwd)
-    return r.returncode, r.stdout.decode(), r.stderr.decode()
+    """(status, stdout, stderr) of minimt ARGS as text, with only `env`'s model variables."""
+    return support.run([minimt] + args, env=env, cwd=cwd, text=True)
 
 
 def model_of(minimt, args, env, cwd=None):
@@ -65,7 +48,7 @@ def make_tree(tmp):
     os.makedirs(os.path.join(tmp, "cwd", "m1"))         # a directory here: --model m1 is a path
     broken = os.path.join(tmp, "b", "broken")
     os.makedirs(broken)
-    with open(os.path.join(broken, "config.json"), "w") as f:
+    with open(os.path.join(broken, "config.json"), "w", encoding="utf-8") as f:
         f.write("{not json")
     return dirs
 
@@ -171,16 +154,15 @@ def check_models_command(c, minimt, tmp, dirs):
 
 
 def main():
-    minimt = os.path.abspath(sys.argv[1])
-    c = Checker()
-    with tempfile.TemporaryDirectory() as tmp:
+    minimt = support.minimt_path(__doc__)
+    c = support.Tally(verbose=True)
+    with support.scratch("models") as tmp:
         tmp = os.path.realpath(tmp)
         dirs = make_tree(tmp)
         check_search_order(c, minimt, tmp, dirs)
         check_unknown_name(c, minimt, tmp)
         check_models_command(c, minimt, tmp, dirs)
-    print("%d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.finish()
 
 
 if __name__ == "__main__":

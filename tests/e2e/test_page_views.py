@@ -13,25 +13,24 @@
     characters shown as text (control characters as their Control Pictures), the title; a dump
     without sentences.
 Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
-test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
+test fails, it is not skipped. One Chromium serves every page (tests/browser.py). Stdlib only.
+Ends with "N passed, N failed"; exit 1 on failure.
 """
 import html
 import json
 import os
 import random
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
-from test_batch_helpers import Tally
-from test_view_browser import arguments, page_status
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from browser import browser_test  # noqa: E402
+from test_view_browser import page_status  # noqa: E402
 
-VIEW = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                    "src", "app", "view")
-tally = Tally()
-check = tally.check
+VIEW = os.path.join(support.ROOT, "src", "app", "view")
+TALLY = support.Tally()
+check = TALLY.check
 
 
 def module_page(path, modules, probe):
@@ -160,7 +159,7 @@ def view(minimt, scratch, name, document, *options):
     dump, page = os.path.join(scratch, name + ".json"), os.path.join(scratch, name + ".html")
     with open(dump, "w", encoding="utf-8") as f:
         json.dump(document, f)
-    result = subprocess.run([minimt, "view", dump, "-o", page, *options], capture_output=True, timeout=60)
+    result = support.run([minimt, "view", dump, "-o", page, *options])
     check(result.returncode == 0, "view of the %s dump: exit %d: %s" %
           (name, result.returncode, result.stderr.decode()[-300:]))
     return page
@@ -214,19 +213,14 @@ def sentences_check(browser, minimt, scratch):
           "a dump without sentences: status %r" % status)
 
 
-def main():
-    minimt, browser = arguments()
-    if not browser:
-        return 1
-    scratch = tempfile.mkdtemp(prefix="minimt-page-")
-    try:
-        numbers_check(browser, scratch)
-        colours_check(browser, scratch)
-        sentences_check(browser, minimt, scratch)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    tally.finish()
+def check_pages(minimt, browser, scratch):
+    numbers_check(browser, scratch)
+    colours_check(browser, scratch)
+    sentences_check(browser, minimt, scratch)
 
+
+def main():
+    return browser_test(__doc__, "page", TALLY, check_pages)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,21 +1,16 @@
 #!/bin/bash
 # End-to-end check of the shipped model models/en-fr with the minimt binary.
-#   tests/e2e/test_shipped_model.sh MINIMT_BINARY REPO_ROOT
+#   tests/e2e/test_shipped_model.sh MINIMT_BINARY
 # Translates a dozen fixed held-out sentences and checks the exact French, whose expected
 # strings are read from tools/model/data/heldout.tsv (written by tools/model/corpus.py, not by minimt);
 # checks the showcase sentences of the README; and checks that out-of-domain input
 # (hello world, an empty line, 300 digits) gives exactly one output line and exit 0.
 # Ends with `N passed, N failed`; exits 1 on any failure.
 set -u
-MINIMT=${1:?usage: $0 MINIMT_BINARY REPO_ROOT}
-ROOT=${2:?usage: $0 MINIMT_BINARY REPO_ROOT}
-MODEL="$ROOT/models/en-fr"
-HELDOUT="$ROOT/tools/model/data/heldout.tsv"
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+MINIMT=${1:?usage: $0 MINIMT_BINARY}
+source "$(dirname "$0")/../support.sh"
+MODEL="$root/models/en-fr"
+HELDOUT="$root/tools/model/data/heldout.tsv"
 
 # the French the generator wrote for an English held-out sentence
 expected_for() {
@@ -66,9 +61,7 @@ check_translation "I am a student." "Je suis étudiant."
 check_translation "The small girl reads a red book." "La petite fille lit un livre rouge."
 
 # the held-out lines on stdin in one run: one line out per line in, in order
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-printf '%s\n' "${HELDOUT_SENTENCES[@]}" | "$MINIMT" translate --model "$MODEL" -q > "$tmp" 2>/dev/null
+printf '%s\n' "${HELDOUT_SENTENCES[@]}" | "$MINIMT" translate --model "$MODEL" -q > "$scratch/out" 2>/dev/null
 rc=$?
 if [ $rc -ne 0 ]; then
     fail "stdin batch: exit status $rc"
@@ -79,16 +72,16 @@ else
         want=$(expected_for "${HELDOUT_SENTENCES[$i]}")
         [ "$line" == "$want" ] || { ok=0; echo "  stdin line $((i + 1)): got '$line', want '$want'"; }
         i=$((i + 1))
-    done < "$tmp"
+    done < "$scratch/out"
     if [ $ok -eq 1 ] && [ $i -eq ${#HELDOUT_SENTENCES[@]} ]; then pass; else fail "stdin batch ($i lines)"; fi
 fi
 
 # out-of-domain input: exactly one output line, exit 0, no crash
 digits=$(printf '1%.0s' $(seq 300))
 for input in "hello world" "" "$digits"; do
-    printf '%s\n' "$input" | "$MINIMT" translate --model "$MODEL" -q > "$tmp" 2>/dev/null
+    printf '%s\n' "$input" | "$MINIMT" translate --model "$MODEL" -q > "$scratch/out" 2>/dev/null
     rc=$?
-    lines=$(wc -l < "$tmp")
+    lines=$(wc -l < "$scratch/out")
     if [ $rc -ne 0 ]; then
         fail "out-of-domain '${input:0:20}': exit status $rc"
     elif [ "$lines" -ne 1 ]; then
@@ -98,5 +91,4 @@ for input in "hello world" "" "$digits"; do
     fi
 done
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish

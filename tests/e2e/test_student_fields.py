@@ -2,7 +2,7 @@
 """What a student asks next, on the shipped model: per-token confidence, alternatives, unknown
 words and outputs cut short, in JSON Lines and on stderr.
 
-  test_student_fields.py MINIMT_BINARY REPO_ROOT
+  test_student_fields.py --minimt MINIMT_BINARY
 
 Checks, against numbers minimt did not produce itself where there are any:
   - token_log_probs: one per output token with eos, summing to score; with --alternatives K,
@@ -12,6 +12,8 @@ Checks, against numbers minimt did not produce itself where there are any:
   - an all-caps sentence: "unknown" lists the distinct words read as <unk> (SentencePiece, read
     here in Python, says which pieces are unknown), and the warning names them with the line;
   - --max-length 3: "cut_short": true, three tokens and no eos, and a warning naming the line;
+  - text n-best with a length penalty prints the ranking score, which orders the ranks;
+  - --alternatives with text output (where they cannot appear) is refused, exit 2;
     a sentence that ends normally has neither.
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -19,32 +21,25 @@ Ends with "N passed, N failed"; exits 1 on any failure.
 import json
 import math
 import os
-import subprocess
 import sys
 
 import sentencepiece as spm
 
-passed = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
-
-def check(condition, what, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s %s" % (what, detail))
+TALLY = support.Tally()
+check = TALLY.check
 
 
 def run(minimt, *args):
-    result = subprocess.run([minimt, "translate", *args], capture_output=True, timeout=120)
-    records = [json.loads(line) for line in result.stdout.decode().splitlines()]
-    return result.returncode, records, result.stderr.decode()
+    """(status, JSON Lines records, stderr) of minimt translate ARGS."""
+    status, out, err = support.run([minimt, "translate", *args])
+    return status, [json.loads(line) for line in out.decode().splitlines()], err.decode()
 
 
 def main():
-    minimt, root = sys.argv[1], sys.argv[2]
-    model = os.path.join(root, "models", "en-fr")
+    minimt, model = support.minimt_path(__doc__), support.SHIPPED
     status, records, err = run(minimt, "-m", model, "--format", "jsonl", "--alternatives", "3",
                                "He is not happy.", "The black cat sees the small dog.")
     check(status == 0 and len(records) == 2 and err == "", "two sentences: exit 0, quiet", err)
@@ -93,8 +88,26 @@ def main():
     status, _, err = run(minimt, "-m", model, "-q", "--format", "jsonl", "--max-length", "3",
                          "The black cat.")
     check(status == 0 and err == "", "-q: no warning")
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    # Text n-best with a length penalty: SCORE is the number that ranks, the log-probability
+    # over the length (tokens and eos) to the penalty, computed here from the JSON Lines record.
+    options = ["-m", model, "--beam-size", "4", "--n-best", "3", "--length-penalty", "1.0",
+               "The cat sees the dog."]
+    status, records, _ = run(minimt, "--format", "jsonl", *options)
+    _, text_out, _ = support.run([minimt, "translate", *options])
+    rows = [line.split("\t") for line in text_out.decode().splitlines()]
+    want = [e["score"] / (len(e["tokens"]) + 1) for e in records[0]["n_best"]]
+    got = [float(row[2]) for row in rows]
+    check(status == 0 and len(got) == 3 and all(abs(g - w) < 1e-5 for g, w in zip(got, want)) and
+          got == sorted(got, reverse=True),
+          "text n-best with --length-penalty: SCORE is the ranking score, best first",
+          "%r %r" % (got, want))
+    # Text output has one translation per line: --alternatives would vanish, so it is refused.
+    status, out, err = support.run([minimt, "translate", "-m", model, "--alternatives", "3",
+                                    "The cat."])
+    check(status == 2 and out == b"" and
+          b"--alternatives lists tokens in JSON Lines output only" in err,
+          "--alternatives with text output: refused, not ignored", repr(err))
+    return TALLY.finish()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Hostile input text on the shipped model (models/en-fr): text in, text out, whatever the bytes.
 
-  test_text_input.py MINIMT_BINARY REPO_ROOT
+  test_text_input.py --minimt MINIMT_BINARY
 
 White space other than ' ' (tab, NBSP, U+3000, ...) reads as a space, in the translation and in
 --align's word indices; lines of only white space, control or invisible format characters give
@@ -13,16 +13,13 @@ N failed"; exits 1 on any failure.
 import json
 import os
 import resource
-import subprocess
 import sys
-import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_batch_helpers import Tally  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import SHIPPED, Tally, minimt_path, run, scratch  # noqa: E402
 
-TIMEOUT = 120
 SENTENCE = "The black cat sees the small dog."
 # Every Unicode White_Space character but '\n' (which ends a line) and ' '.
 WHITE_SPACE = ["\t", "\v", "\f", "\r", "\u0085", "\u00a0", "\u1680"] + \
@@ -36,15 +33,6 @@ def strict_json(text):
     def refuse(name):
         raise ValueError(f"bare {name} in JSON")
     return json.loads(text, parse_constant=refuse)
-
-
-def run(command, input_bytes=None, timeout=TIMEOUT):
-    """(exit status, stdout, stderr); status None if it had to be killed after `timeout` s."""
-    try:
-        result = subprocess.run(command, input=input_bytes, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, b"", f"killed after {timeout} s".encode()
-    return result.returncode, result.stdout, result.stderr
 
 
 def write(path, data):
@@ -182,7 +170,7 @@ def check_huge_line(tally, base, work):
                     f"{rss_mb:.0f} MB (children so far; before: {before / 1024:.0f} MB)")
         print(f"10 MB line ({name}): {elapsed:.2f} s, children max RSS {rss_mb:.0f} MB")
     # From a pipe, and in JSON Lines: "truncated": true and a source of at most 64 KiB.
-    status, out, err = run(base + ["--format", "jsonl"], input_bytes=cases[1][1], timeout=30)
+    status, out, err = run(base + ["--format", "jsonl"], input=cases[1][1], timeout=30)
     records = jsonl_records(tally, out, "10 MB line from stdin")
     tally.check(status == 0 and len(records) == 3 and records[1].get("truncated") is True and
                 "truncated" not in records[0] and
@@ -270,22 +258,19 @@ def check_views(tally, minimt, dump, work, name):
 
 
 def main():
-    if len(sys.argv) < 3 or not os.access(sys.argv[1], os.X_OK):
-        sys.exit(f"usage: {sys.argv[0]} MINIMT_BINARY REPO_ROOT")
-    minimt = os.path.abspath(sys.argv[1])
-    model = os.path.join(sys.argv[2], "models", "en-fr")
+    minimt, model = minimt_path(__doc__), SHIPPED
     tally = Tally()
     if not tally.check(os.path.isfile(os.path.join(model, "config.json")),
                        "the shipped model models/en-fr is there", model):
-        tally.finish()
+        tally.exit()
     base = [minimt, "translate", "--model", model, "--threads", "2"]
-    with tempfile.TemporaryDirectory(prefix="minimt-text-input-") as work:
+    with scratch("text-input") as work:
         check_white_space(tally, base, work)
         check_blank_lines(tally, base, work)
         check_invalid_utf8(tally, base, work)
         check_outputs_stay_valid(tally, base, minimt, work)
         check_huge_line(tally, base, work)
-    tally.finish()
+    tally.exit()
 
 
 if __name__ == "__main__":

@@ -19,60 +19,35 @@ minimt --dump-attention, renders with minimt view, then opens the pages in headl
     and without a horizontal scroll bar: the shipped model (4 heads), a random 8-head model
     (every head, and every head + average: 9 heatmaps) and the 40-token 6x8 model.
 Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
-test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
+test fails, it is not skipped. One Chromium serves every page (tests/browser.py), each in a
+fresh browser context. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
 """
-import argparse
 import json
 import os
 import re
-import shutil
 import struct
-import subprocess
 import sys
-import tempfile
 import time
 import zlib
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--disable-quic", "--hide-scrollbars"]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+from browser import browser_test  # noqa: E402
 
-passed = 0
-failed = 0
-
-
-def check(condition, what):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, flush=True)
-    return condition
+TALLY = support.Tally()
+check = TALLY.check
 
 
-def run(command, stdin=None, timeout=300):
-    return subprocess.run(command, input=stdin, capture_output=True, timeout=timeout)
-
-
-def chromium(browser, url, *extra, scratch):
-    profile = tempfile.mkdtemp(prefix="profile-", dir=scratch)  # a fresh profile each time
-    try:
-        return run([browser, *CHROMIUM_FLAGS, "--user-data-dir=" + profile, *extra, url],
-                   timeout=120)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+def run(command, stdin=None):
+    return support.run(command, input=stdin, timeout=300)
 
 
 def page_status(browser, path, scratch, fragment=""):
     """(status text, pinned weight text or None, DOM) of the page after its script ran."""
-    result = chromium(browser, "file://" + path + fragment, "--dump-dom", scratch=scratch)
-    dom = result.stdout.decode("utf-8", "replace")
+    dom = browser.dom("file://" + path + fragment)
     status = re.search(r'id="minimt-status"[^>]*>([^<]*)<', dom)
     pinned = re.search(r'id="minimt-pinned-weight"[^>]*>([^<]*)<', dom)
-    return (status.group(1) if status else "(no #minimt-status in the DOM; chromium said: " +
-            result.stderr.decode("utf-8", "replace")[-400:] + ")",
+    return (status.group(1) if status else "(no #minimt-status in the DOM)",
             pinned.group(1) if pinned else None, dom)
 
 
@@ -131,10 +106,8 @@ def png_pixels(path):
 
 def screenshot_check(browser, path, scratch, what):
     shot = os.path.join(scratch, os.path.basename(path) + ".png")
-    result = chromium(browser, "file://" + path, "--screenshot=" + shot, "--window-size=1400,1000",
-                      scratch=scratch)
-    if not check(os.path.exists(shot), "%s: no screenshot (%s)" %
-                 (what, result.stderr.decode("utf-8", "replace")[-300:])):
+    browser.screenshot("file://" + path, shot, (1400, 1000))
+    if not check(os.path.exists(shot), "%s: no screenshot" % what):
         return
     width, height, channels, rows = png_pixels(shot)
     check((width, height) == (1400, 1000), "%s: screenshot is %dx%d" % (what, width, height))
@@ -247,9 +220,7 @@ def layout_check(browser, page, scratch, what, heads, fragment="", labels=None):
     probed = os.path.join(scratch, "layout.html")
     with open(probed, "w", encoding="utf-8") as f:
         f.write(html.replace("</body>", LAYOUT_PROBE))
-    result = chromium(browser, "file://" + probed + fragment, "--dump-dom", "--window-size=1400,1000",
-                      scratch=scratch)
-    dom = result.stdout.decode("utf-8", "replace")
+    dom = browser.dom("file://" + probed + fragment, size=(1400, 1000))
     found = re.search(r'<pre id="layout">([^<]*)</pre>', dom)
     lines = found.group(1).split("\n") if found else []
     page_line = [l.split() for l in lines if l.startswith("PAGE ")]
@@ -360,168 +331,132 @@ def rollout_check(browser, minimt, model, scratch):
           "--rollout alone: exit %d, stderr %r" % (result.returncode, result.stderr))
 
 
-def make_model(python, directory, *options):
-    result = run([python, os.path.join(ROOT, "tools", "reference", "reference.py"), "random-model", directory,
-                  *options])
-    if result.returncode != 0:
-        raise SystemExit("FAIL: reference.py random-model: " + result.stderr.decode()[-800:])
+# One function on purpose: the checks share one browser and the pages made at its top, and
+# read as the list of cases.
+def check_pages(minimt, browser, scratch):
+    # 3 encoder layers, 2 decoder layers, 4 heads: the stacks differ in depth.
+    model = support.random_model("view")
+    dump = os.path.join(scratch, "dump.json")
+    lines = b"The small girl reads a red book.\n\nbad \xff byte\nA dog.\n"
+    result = run([minimt, "translate", "--model", model, "--max-length", "12",
+                  "--dump-attention", dump], stdin=lines)
+    check(result.returncode == 1, "translate with an invalid line: exit %d, want 1 (%s)" %
+          (result.returncode, result.stderr.decode()[-300:]))
+    with open(dump, encoding="utf-8") as f:
+        document = json.load(f)
+    sentences = document["sentences"]
+    check(len(sentences) == 4, "dump holds %d sentences, want 4" % len(sentences))
+    check("error" in sentences[2], "sentence 3 of the dump should have failed")
 
+    page = os.path.join(scratch, "page.html")
+    result = run([minimt, "view", dump, "-o", page])
+    check(result.returncode == 0, "view: exit %d: %s" % (result.returncode, result.stderr))
+    print(result.stderr.decode().strip())
+    per_sentence = 3 * 4 + 2 * 4 + 2 * 4  # encoder, decoder, cross
+    expect_ok(browser, page, scratch, per_sentence, what="full dump")
+    expect_ok(browser, page, scratch, 0, "#sentence=2", "blank line")
+    status, _, dom = page_status(browser, page, scratch, "#sentence=3")
+    check(status == "ok: 0 heatmaps" and "This sentence was not translated" in dom,
+          "failed sentence: status %r" % status)
+    expect_ok(browser, page, scratch, per_sentence, "#sentence=4", "second sentence")
+    expect_ok(browser, page, scratch, 3 + 2 + 2, "#head=avg", "averages")
+    expect_ok(browser, page, scratch, per_sentence + 7, "#head=all%2Bavg", "heads+averages")
+    expect_ok(browser, page, scratch, 3, "#layer=1&head=2", "one layer and head")
+    expect_ok(browser, page, scratch, 4, "#show=cross&layer=1&cell=6", "small cells")
 
-# One function on purpose: the checks share one browser session and the pages made at its top,
-# and read as the list of cases.
-def arguments():
-    """(minimt, chromium) from the command line; chromium None, said as a failure, if missing."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--minimt", required=True)
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    args = parser.parse_args()
-    browser = shutil.which(args.chromium)
-    if not browser:
-        print("FAIL: %s is not installed: the browser test needs it (tools/test.sh installs "
-              "Debian's chromium; or run apt-get install chromium)" % args.chromium)
-        print("0 passed, 1 failed")
-    return os.path.abspath(args.minimt), browser
+    # The weight of a pinned cell: the mean over heads of cross-attention, layer 1.
+    first = sentences[0]
+    rows = len(first["decoder_input_tokens"])
+    i, j = min(2, rows - 1), 3
+    want = sum(first["cross_attention"][1][h][i][j] for h in range(4)) / 4
+    pinned = expect_ok(browser, page, scratch, 2, "#head=avg&show=cross&pin=cross.1.avg.%d.%d"
+                       % (i, j), "pinned cell")
+    got = float(pinned.split()[-1]) if pinned and pinned.startswith("weight ") else None
+    check(got is not None and abs(got - want) <= 1e-3 * max(want, 1e-3) + 1e-6,
+          "pinned weight %r, want %.6f" % (pinned, want))
+    pinned = expect_ok(browser, page, scratch, per_sentence, "#pin=decoder.0.1.0.1", "masked")
+    check(pinned is not None and pinned.startswith("masked"),
+          "a cell above the diagonal of decoder self-attention reads %r, want masked" % pinned)
+    screenshot_check(browser, page, scratch, "full dump")
+
+    # Hovering and clicking: mouse events on the cells of a copy of the page.
+    hover_check(browser, page, scratch, first)
+
+    # A dump with only some of the attention: cross-attention, the last layer, heads 1 and 3
+    # (what translate --dump-types/--dump-layers/--dump-heads write).
+    part = dict(document, selection={"types": ["cross"], "layers": [-1], "heads": [1, 3]})
+    part["sentences"] = []
+    for s in sentences:
+        kept = {k: v for k, v in s.items() if not k.endswith("_attention")}
+        if "error" not in s:
+            kept["cross_attention"] = [[layer[1], layer[3]] for layer in s["cross_attention"][-1:]]
+        part["sentences"].append(kept)
+    part_dump = os.path.join(scratch, "part.json")
+    with open(part_dump, "w", encoding="utf-8") as f:
+        json.dump(part, f, ensure_ascii=False)
+    part_page = os.path.join(scratch, "part.html")
+    result = run([minimt, "view", part_dump, "-o", part_page])
+    check(result.returncode == 0, "view of a partial dump: exit %d: %s" %
+          (result.returncode, result.stderr))
+    expect_ok(browser, part_page, scratch, 2, what="partial dump")
+    _, _, dom = page_status(browser, part_page, scratch)
+    check("layer -1 \u00b7 head 3" in dom, "partial dump: no 'layer -1 · head 3' caption")
+
+    # --rollout: the dump's rollouts against a product done here, drawn with their label.
+    rollout_check(browser, minimt, model, scratch)
+
+    # At 1400 px: the shipped model (4 heads, labels on every heatmap) and a random 8-head
+    # model keep each layer's heads on one line.
+    shipped = support.SHIPPED
+    shipped_dump, shipped_page = os.path.join(scratch, "shipped.json"), os.path.join(scratch, "shipped.html")
+    result = run([minimt, "translate", "--model", shipped, "--dump-attention", shipped_dump,
+                  "The man does not see the white house."])
+    check(result.returncode == 0, "shipped translate: exit %d" % result.returncode)
+    run([minimt, "view", shipped_dump, "-o", shipped_page])
+    layout_check(browser, shipped_page, scratch, "shipped model", 4, labels=4)
+    layout_check(browser, shipped_page, scratch, "shipped model, heads + average", 5,
+                 "#head=all%2Bavg")
+    eight = support.random_model("view-eight")
+    eight_dump, eight_page = os.path.join(scratch, "eight.json"), os.path.join(scratch, "eight.html")
+    result = run([minimt, "translate", "--model", eight, "--max-length", "14", "--dump-attention",
+                  eight_dump, "The small girl reads a red book."])
+    check(result.returncode == 0, "8-head translate: exit %d" % result.returncode)
+    run([minimt, "view", eight_dump, "-o", eight_page])
+    layout_check(browser, eight_page, scratch, "8 heads", 8)
+    layout_check(browser, eight_page, scratch, "8 heads + average", 9, "#head=all%2Bavg")
+
+    # 40 tokens, 6 layers, 8 heads: stays small and draws.
+    big_model = support.random_model("view-big")
+    words = ("the quick brown fox jumps over the lazy dog while a small girl reads a red book "
+             "and her old grandmother sings a song about the sea")
+    big_dump, big_page = os.path.join(scratch, "big.json"), os.path.join(scratch, "big.html")
+    tokens = run([minimt, "tokenize", "--model", big_model, words]).stdout.decode().split("\t")[0]
+    count = len(tokens.split())
+    while count > 40:
+        words = words.rsplit(" ", 1)[0]
+        tokens = run([minimt, "tokenize", "--model", big_model, words]).stdout.decode()
+        count = len(tokens.split("\t")[0].split())
+    result = run([minimt, "translate", "--model", big_model, "--max-length", "40",
+                  "--dump-attention", big_dump, words])
+    check(result.returncode == 0, "big translate: exit %d" % result.returncode)
+    with open(big_dump, encoding="utf-8") as f:
+        big = json.load(f)["sentences"][0]
+    S, T = len(big["source_tokens"]), len(big["decoder_input_tokens"])
+    result = run([minimt, "view", big_dump, "-o", big_page])
+    size = os.path.getsize(big_page)
+    print("6 layers, 8 heads, %d source and %d target tokens: dump %d KB, page %d KB" %
+          (S, T, os.path.getsize(big_dump) // 1024, size // 1024))
+    check(S >= 36 and T == 40, "big sentence: %d source and %d target tokens" % (S, T))
+    check(size < 1024 * 1024, "the 40-token, 6x8 page is %d KB, want under 1 MB" %
+          (size // 1024))
+    started = time.time()
+    expect_ok(browser, big_page, scratch, 3 * 6 * 8, what="40 tokens, 6x8")
+    print("40 tokens, 6x8: loaded and drawn in %.1f s" % (time.time() - started))
+    layout_check(browser, big_page, scratch, "40 tokens, 6x8", 8)
 
 
 def main():
-    minimt, browser = arguments()
-    if not browser:
-        return 1
-
-    scratch = tempfile.mkdtemp(prefix="minimt-view-")
-    try:
-        # 3 encoder layers, 2 decoder layers, 4 heads: the stacks differ in depth.
-        model = os.path.join(scratch, "model")
-        make_model(sys.executable, model, "--d-model", "32", "--heads", "4", "--encoder-layers",
-                   "3", "--decoder-layers", "2", "--max-positions", "40", "--eos-boost", "3")
-        dump = os.path.join(scratch, "dump.json")
-        lines = b"The small girl reads a red book.\n\nbad \xff byte\nA dog.\n"
-        result = run([minimt, "translate", "--model", model, "--max-length", "12",
-                      "--dump-attention", dump], stdin=lines)
-        check(result.returncode == 1, "translate with an invalid line: exit %d, want 1 (%s)" %
-              (result.returncode, result.stderr.decode()[-300:]))
-        with open(dump, encoding="utf-8") as f:
-            document = json.load(f)
-        sentences = document["sentences"]
-        check(len(sentences) == 4, "dump holds %d sentences, want 4" % len(sentences))
-        check("error" in sentences[2], "sentence 3 of the dump should have failed")
-
-        page = os.path.join(scratch, "page.html")
-        result = run([minimt, "view", dump, "-o", page])
-        check(result.returncode == 0, "view: exit %d: %s" % (result.returncode, result.stderr))
-        print(result.stderr.decode().strip())
-        per_sentence = 3 * 4 + 2 * 4 + 2 * 4  # encoder, decoder, cross
-        expect_ok(browser, page, scratch, per_sentence, what="full dump")
-        expect_ok(browser, page, scratch, 0, "#sentence=2", "blank line")
-        status, _, dom = page_status(browser, page, scratch, "#sentence=3")
-        check(status == "ok: 0 heatmaps" and "This sentence was not translated" in dom,
-              "failed sentence: status %r" % status)
-        expect_ok(browser, page, scratch, per_sentence, "#sentence=4", "second sentence")
-        expect_ok(browser, page, scratch, 3 + 2 + 2, "#head=avg", "averages")
-        expect_ok(browser, page, scratch, per_sentence + 7, "#head=all%2Bavg", "heads+averages")
-        expect_ok(browser, page, scratch, 3, "#layer=1&head=2", "one layer and head")
-        expect_ok(browser, page, scratch, 4, "#show=cross&layer=1&cell=6", "small cells")
-
-        # The weight of a pinned cell: the mean over heads of cross-attention, layer 1.
-        first = sentences[0]
-        rows = len(first["decoder_input_tokens"])
-        i, j = min(2, rows - 1), 3
-        want = sum(first["cross_attention"][1][h][i][j] for h in range(4)) / 4
-        pinned = expect_ok(browser, page, scratch, 2, "#head=avg&show=cross&pin=cross.1.avg.%d.%d"
-                           % (i, j), "pinned cell")
-        got = float(pinned.split()[-1]) if pinned and pinned.startswith("weight ") else None
-        check(got is not None and abs(got - want) <= 1e-3 * max(want, 1e-3) + 1e-6,
-              "pinned weight %r, want %.6f" % (pinned, want))
-        pinned = expect_ok(browser, page, scratch, per_sentence, "#pin=decoder.0.1.0.1", "masked")
-        check(pinned is not None and pinned.startswith("masked"),
-              "a cell above the diagonal of decoder self-attention reads %r, want masked" % pinned)
-        screenshot_check(browser, page, scratch, "full dump")
-
-        # Hovering and clicking: mouse events on the cells of a copy of the page.
-        hover_check(browser, page, scratch, first)
-
-        # A dump with only some of the attention: cross-attention, the last layer, heads 1 and 3
-        # (what translate --dump-types/--dump-layers/--dump-heads write).
-        part = dict(document, selection={"types": ["cross"], "layers": [-1], "heads": [1, 3]})
-        part["sentences"] = []
-        for s in sentences:
-            kept = {k: v for k, v in s.items() if not k.endswith("_attention")}
-            if "error" not in s:
-                kept["cross_attention"] = [[layer[1], layer[3]] for layer in s["cross_attention"][-1:]]
-            part["sentences"].append(kept)
-        part_dump = os.path.join(scratch, "part.json")
-        with open(part_dump, "w", encoding="utf-8") as f:
-            json.dump(part, f, ensure_ascii=False)
-        part_page = os.path.join(scratch, "part.html")
-        result = run([minimt, "view", part_dump, "-o", part_page])
-        check(result.returncode == 0, "view of a partial dump: exit %d: %s" %
-              (result.returncode, result.stderr))
-        expect_ok(browser, part_page, scratch, 2, what="partial dump")
-        _, _, dom = page_status(browser, part_page, scratch)
-        check("layer -1 \u00b7 head 3" in dom, "partial dump: no 'layer -1 · head 3' caption")
-
-        # --rollout: the dump's rollouts against a product done here, drawn with their label.
-        rollout_check(browser, minimt, model, scratch)
-
-        # At 1400 px: the shipped model (4 heads, labels on every heatmap) and a random 8-head
-        # model keep each layer's heads on one line.
-        shipped = os.path.join(ROOT, "models", "en-fr")
-        shipped_dump, shipped_page = os.path.join(scratch, "shipped.json"), os.path.join(scratch, "shipped.html")
-        result = run([minimt, "translate", "--model", shipped, "--dump-attention", shipped_dump,
-                      "The man does not see the white house."])
-        check(result.returncode == 0, "shipped translate: exit %d" % result.returncode)
-        run([minimt, "view", shipped_dump, "-o", shipped_page])
-        layout_check(browser, shipped_page, scratch, "shipped model", 4, labels=4)
-        layout_check(browser, shipped_page, scratch, "shipped model, heads + average", 5,
-                     "#head=all%2Bavg")
-        eight = os.path.join(scratch, "eight")
-        make_model(sys.executable, eight, "--d-model", "64", "--heads", "8", "--encoder-layers", "2",
-                   "--decoder-layers", "3", "--max-positions", "64", "--eos-boost", "3")
-        eight_dump, eight_page = os.path.join(scratch, "eight.json"), os.path.join(scratch, "eight.html")
-        result = run([minimt, "translate", "--model", eight, "--max-length", "14", "--dump-attention",
-                      eight_dump, "The small girl reads a red book."])
-        check(result.returncode == 0, "8-head translate: exit %d" % result.returncode)
-        run([minimt, "view", eight_dump, "-o", eight_page])
-        layout_check(browser, eight_page, scratch, "8 heads", 8)
-        layout_check(browser, eight_page, scratch, "8 heads + average", 9, "#head=all%2Bavg")
-
-        # 40 tokens, 6 layers, 8 heads: stays small and draws.
-        big_model = os.path.join(scratch, "big")
-        make_model(sys.executable, big_model, "--d-model", "64", "--heads", "8",
-                   "--encoder-layers", "6", "--decoder-layers", "6", "--max-positions", "64",
-                   "--eos-boost", "-20")
-        words = ("the quick brown fox jumps over the lazy dog while a small girl reads a red book "
-                 "and her old grandmother sings a song about the sea")
-        big_dump, big_page = os.path.join(scratch, "big.json"), os.path.join(scratch, "big.html")
-        tokens = run([minimt, "tokenize", "--model", big_model, words]).stdout.decode().split("\t")[0]
-        count = len(tokens.split())
-        while count > 40:
-            words = words.rsplit(" ", 1)[0]
-            tokens = run([minimt, "tokenize", "--model", big_model, words]).stdout.decode()
-            count = len(tokens.split("\t")[0].split())
-        result = run([minimt, "translate", "--model", big_model, "--max-length", "40",
-                      "--dump-attention", big_dump, words])
-        check(result.returncode == 0, "big translate: exit %d" % result.returncode)
-        with open(big_dump, encoding="utf-8") as f:
-            big = json.load(f)["sentences"][0]
-        S, T = len(big["source_tokens"]), len(big["decoder_input_tokens"])
-        result = run([minimt, "view", big_dump, "-o", big_page])
-        size = os.path.getsize(big_page)
-        print("6 layers, 8 heads, %d source and %d target tokens: dump %d KB, page %d KB" %
-              (S, T, os.path.getsize(big_dump) // 1024, size // 1024))
-        check(S >= 36 and T == 40, "big sentence: %d source and %d target tokens" % (S, T))
-        check(size < 1024 * 1024, "the 40-token, 6x8 page is %d KB, want under 1 MB" %
-              (size // 1024))
-        started = time.time()
-        expect_ok(browser, big_page, scratch, 3 * 6 * 8, what="40 tokens, 6x8")
-        print("40 tokens, 6x8: loaded and drawn in %.1f s (chromium start included)" %
-              (time.time() - started))
-        layout_check(browser, big_page, scratch, "40 tokens, 6x8", 8)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return browser_test(__doc__, "view", TALLY, check_pages)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """minimt vocab: a model's pieces and ids, against the SentencePiece models read in Python.
 
-  test_vocab.py MINIMT_BINARY REPO_ROOT
+  test_vocab.py --minimt MINIMT_BINARY
 
 - the shipped model, both sides, text (`id<TAB>piece`) and jsonl: every id and piece equals
   what the sentencepiece module reads from models/en-fr/source.spm and target.spm, the count
@@ -13,37 +13,28 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 import json
 import os
-import subprocess
 import sys
 
 import sentencepiece as spm
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
-def run(minimt, *args, env=None, stdout=subprocess.PIPE):
-    full_env = dict(os.environ)
-    full_env.pop("MINIMT_MODEL", None)
-    full_env.update(env or {})
-    result = subprocess.run([minimt, *args], stdout=stdout, stderr=subprocess.PIPE, timeout=60,
-                            env=full_env)
-    out = result.stdout.decode("utf-8") if result.stdout is not None else ""
-    return result.returncode, out, result.stderr.decode("utf-8", "replace")
+
+def run(minimt, *args, env=None, stdout=None):
+    """(status, stdout, stderr) of minimt ARGS as text; stdout to a file when given."""
+    result = support.run([minimt, *args], env=env, **({"stdout": stdout} if stdout else {}))
+    out = result.out.decode("utf-8") if result.out is not None else ""
+    return result.status, out, result.err.decode("utf-8", "replace")
 
 
 def main():
-    minimt, root = sys.argv[1], sys.argv[2]
-    shipped = os.path.join(root, "models", "en-fr")
-    hand = os.path.join(root, "tests", "fixtures", "hand-model")
-    passed = failed = 0
+    minimt, root = support.minimt_path(__doc__), support.ROOT
+    shipped, hand = support.SHIPPED, support.HAND
+    tally = support.Tally()
+    check = tally.check
 
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL:", what)
-
-    config = json.load(open(os.path.join(shipped, "config.json")))
+    config = json.load(open(os.path.join(shipped, "config.json"), encoding="utf-8"))
     special = {v: k for k, v in config["special_tokens"].items() if k in ("pad", "unk", "bos", "eos")}
     for side in ("source", "target"):
         sp = spm.SentencePieceProcessor(model_file=os.path.join(shipped, config["tokenizer"][side]))
@@ -68,7 +59,7 @@ def main():
     check("\t▁chat\n" not in out, "the source vocabulary has no '▁chat'")
 
     # The hand-written model, named by $MINIMT_MODEL.
-    hand_config = json.load(open(os.path.join(hand, "config.json")))
+    hand_config = json.load(open(os.path.join(hand, "config.json"), encoding="utf-8"))
     sp = spm.SentencePieceProcessor(model_file=os.path.join(hand, hand_config["tokenizer"]["target"]))
     status, out, err = run(minimt, "vocab", "--side", "target", env={"MINIMT_MODEL": hand})
     want = "".join(f"{i}\t{sp.id_to_piece(i)}\n" for i in range(sp.get_piece_size()))
@@ -89,10 +80,9 @@ def main():
     if os.path.exists("/dev/full"):
         with open("/dev/full", "wb") as full:
             status, _, err = run(minimt, "vocab", "--model", shipped, stdout=full)
-        check(status == 1 and "write failed" in err, f"stdout on /dev/full: status {status}, {err!r}")
+        check(status == 1 and "cannot write standard output" in err, f"stdout on /dev/full: status {status}, {err!r}")
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -1,27 +1,27 @@
 """What test_families.py counts and compares: one Results object, the 1e-4 comparisons of
 log-probabilities, scores and attention matrices, and the minimt commands it runs."""
 import json
-import subprocess
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
 TOLERANCE = 1e-4
 
 
-class Results:
+class Results(support.Tally):
+    """The checks (support.Tally) and what was compared, for the test's summary."""
+
     def __init__(self):
-        self.failures, self.checks = [], 0
+        super().__init__()
         self.tokens = self.matrices = self.ended = self.cut = self.scored = 0
         self.max_diff = self.max_attention_diff = 0.0
 
-    def check(self, ok, what):
-        self.checks += 1
-        if not ok:
-            self.failures.append(what)
-            print("FAIL: " + what)
-        return ok
 
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+def run(cmd, input=None, env=None):
+    """support.run as text; `env` holds changes to the environment (None removes)."""
+    return support.run(cmd, input=input, env=env, text=True, timeout=600)
 
 
 def minimt(binary, *args, stdin=None, env=None):

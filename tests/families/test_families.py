@@ -25,7 +25,6 @@ runs. The test fails unless it compared a minimum number of tokens and matrices.
 
     /usr/bin/python3 tests/families/test_families.py --minimt build/minimt [--keep DIR]
 """
-import argparse
 import json
 import os
 import shutil
@@ -39,10 +38,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-import checks  # noqa: E402
+import checks  # noqa: E402  (puts tests/ on the path for support)
 import hf_bart  # noqa: E402
 import hf_generate  # noqa: E402
 import hf_t5  # noqa: E402
+import support  # noqa: E402
 from hf_tokenizers import HfTokenizer  # noqa: E402
 
 CONVERTER = os.path.join(ROOT, "tools", "convert_hf.py")
@@ -177,10 +177,7 @@ def check_kernels(res, binary, out, work, name):
     for kernel in kernels:
         for core in (None, "Haswell"):
             dump = os.path.join(work, "%s-%s-%s.json" % (name, kernel, core))
-            env = dict(os.environ, MINIMT_KERNELS=kernel)
-            env.pop("OPENBLAS_CORETYPE", None)
-            if core:
-                env["OPENBLAS_CORETYPE"] = core
+            env = {"MINIMT_KERNELS": kernel, "OPENBLAS_CORETYPE": core}  # None: unset
             checks.translate(binary, out, TEXTS, MAX_LENGTH, dump, env=env)
             with open(dump, "rb") as f:
                 dumps.append(f.read())
@@ -246,11 +243,11 @@ def check_refusals(res, work, hf):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--minimt", required=True)
+    ap = support.parser(__doc__)
     ap.add_argument("--keep", help="write the checkpoints here and keep them")
     ap.add_argument("--only", help="run the variants whose name contains this")
     args = ap.parse_args()
+    args.minimt = support.minimt_from(args)
     work = args.keep or tempfile.mkdtemp(prefix="minimt-families-")
     os.makedirs(work, exist_ok=True)
     res, converted = checks.Results(), {}
@@ -276,8 +273,7 @@ def main():
     if not args.only:
         res.check(res.tokens >= 300 and res.matrices >= 1000 and res.ended >= 5 and res.cut >= 5
                   and res.scored >= 20, "too little was compared to count")
-    print("%d checks, %d failed" % (res.checks, len(res.failures)))
-    return 1 if res.failures else 0
+    return res.finish()
 
 
 if __name__ == "__main__":

@@ -53,6 +53,59 @@ def write(target, name, data):
     path.write_bytes(data if isinstance(data, bytes) else data.encode())
 
 
+def sentencepiece_seeds():
+    """Model files (first byte 0) and charsmaps for the hand model (first byte 1): the hand and
+    shipped tokenizers, one trained per model type, a crafted charsmap and SentencePiece's
+    nmt_nfkc one (tests/e2e/test_tokenizer_files.py writes the crafted ones)."""
+    import io
+    import sentencepiece
+    sys.path.insert(0, str(HERE.parent / "e2e"))
+    import test_tokenizer_files as spm
+
+    write("sentencepiece", "model-hand", b"\0" + (HAND / "vocab.spm").read_bytes())
+    write("sentencepiece", "model-shipped-source",
+          b"\0" + (HERE.parent.parent / "models" / "en-fr" / "source.spm").read_bytes())
+    text = ["the cat sees the dog", "le chat voit le chien", "a b c <tag> caf\u00e9"] * 20
+    for kind, extra in (("unigram", {}), ("bpe", {}), ("word", {}),
+                        ("char", {"user_defined_symbols": ["<tag>", "<t"], "byte_fallback": True})):
+        out = io.BytesIO()
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(text), model_writer=out, vocab_size=300 if extra else 30,
+            hard_vocab_limit=False, model_type=kind, normalization_rule_name="identity",
+            minloglevel=2, **extra)
+        write("sentencepiece", "model-" + kind, b"\0" + out.getvalue())
+    write("sentencepiece", "charsmap-crafted", b"\1" + spm.charsmap(spm.RULES))
+    write("sentencepiece", "charsmap-nested", b"\1" + spm.charsmap(spm.nested_rules(32)))
+    nfkc = spm.trained("nmt_nfkc")
+    charsmap = next(value for number, value in protobuf_fields(
+        next(value for number, value in protobuf_fields(nfkc) if number == 3)) if number == 2)
+    write("sentencepiece", "charsmap-nmt-nfkc", b"\1" + charsmap)
+
+
+def protobuf_fields(data):
+    """(number, payload) of each length-delimited field; other fields skipped."""
+    at = 0
+    while at < len(data):
+        key, at = read_varint(data, at)
+        if key & 7 == 0:
+            _, at = read_varint(data, at)
+        elif key & 7 in (1, 5):
+            at += 8 if key & 7 == 1 else 4
+        else:
+            length, at = read_varint(data, at)
+            yield key >> 3, data[at:at + length]
+            at += length
+
+
+def read_varint(data, at):
+    value, shift = 0, 0
+    while True:
+        value |= (data[at] & 0x7F) << shift
+        shift, at = shift + 7, at + 1
+        if data[at - 1] < 0x80:
+            return value, at
+
+
 def main():
     config = json.loads((HAND / "config.json").read_text())
     weights = {k: (v["shape"], v["data"]) for k, v in config["weights"].items()}
@@ -80,6 +133,8 @@ def main():
     for i, s in enumerate(sentences):
         write("text", f"sentence-{i}", s.encode("utf-8", "surrogateescape")
               if s != "\xff" else b"\xffa")
+
+    sentencepiece_seeds()
 
     if len(sys.argv) < 2:  # no minimt: one dump written here, in the same schema
         write("dump", "handmade.json", json.dumps(handmade_dump()))

@@ -19,21 +19,19 @@ no output directory. The test fails unless it compared real numbers: a minimum c
 tokens, sentences that ended with eos and sentences cut short, and a <pad> that only
 bad_words_ids kept out of the output.
 
-    /usr/bin/python3 tests/marian/test_marian_conversion.py --minimt build/minimt [--keep DIR]
+    /usr/bin/python3 tests/marian/test_marian_conversion.py --minimt build/minimt [--workdir DIR]
 """
-import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-CONVERTER = os.path.join(ROOT, "tools", "convert_marian.py")
-sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+import support  # noqa: E402
+
+CONVERTER = os.path.join(support.ROOT, "tools", "convert_marian.py")
+support.use_tools("reference")
 
 import make_fixture  # noqa: E402
 from pytorch_reference.marian.model import translate as marian_translate  # noqa: E402
@@ -80,21 +78,17 @@ VARIANTS = [
 ]
 
 
-class Results:
+class Results(support.Tally):
+    """The checks, and what they compared: tokens, sentences ended and cut, largest differences."""
+
     def __init__(self):
-        self.failures, self.checks = [], 0
+        super().__init__()
         self.tokens = self.ended = self.cut = 0
         self.max_diff = self.max_score_diff = 0.0
 
-    def check(self, ok, what):
-        self.checks += 1
-        if not ok:
-            self.failures.append(what)
-            print("FAIL: " + what)
-
 
 def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+    return support.run(cmd, text=True, **kw)
 
 
 def convert(hf_dir, out_dir, extra=()):
@@ -118,7 +112,8 @@ def minimt_translate(minimt, model, texts):
 
 def target_ids(hf_dir):
     separate = os.path.exists(os.path.join(hf_dir, "target_vocab.json"))
-    with open(os.path.join(hf_dir, "target_vocab.json" if separate else "vocab.json")) as f:
+    with open(os.path.join(hf_dir, "target_vocab.json" if separate else "vocab.json"),
+              encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -223,7 +218,7 @@ def generation(**keys):
 def tensors(change):
     """Rewrites model.safetensors after change(tensors dict of torch tensors)."""
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "tools", "common"))
+    support.use_tools("common")
     import safetensors_file
 
     def apply(d):
@@ -235,7 +230,7 @@ def tensors(change):
 
 
 def spm_model_type(number):
-    sys.path.insert(0, os.path.join(ROOT, "tools", "marian"))
+    support.use_tools("marian")
     import spm_proto
 
     def apply(d):
@@ -247,7 +242,7 @@ def spm_model_type(number):
 
 def write_file(name, text):
     def apply(d):
-        with open(os.path.join(d, name), "w") as f:
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
             f.write(text)
     return apply
 
@@ -363,37 +358,28 @@ def check_refusals(res, work):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--minimt", required=True)
-    ap.add_argument("--keep", help="work in this directory and keep it")
-    args = ap.parse_args()
+    args = support.parser(__doc__, workdir=True).parse_args()
+    minimt = support.minimt_from(args)
     import torch
     torch.set_num_threads(1)
-    work = args.keep or tempfile.mkdtemp(prefix="marian-test-")
-    if args.keep:
-        shutil.rmtree(work, ignore_errors=True)
     res = Results()
-    try:
+    if args.workdir:
+        shutil.rmtree(args.workdir, ignore_errors=True)  # no fixture of an earlier run is reused
+    with support.Workdir(args, "marian") as work:
         first = None
         for name, fixture_args, convert_args in VARIANTS:
-            hf = run_variant(res, args.minimt, work, name, fixture_args, convert_args)
+            hf = run_variant(res, minimt, work, name, fixture_args, convert_args)
             first = first or hf
         check_pad_ban(res, first)
-        check_unknown_run(res, args.minimt, first, os.path.join(os.path.dirname(first),
-                                                                "minimt"))
+        check_unknown_run(res, minimt, first, os.path.join(os.path.dirname(first), "minimt"))
         check_refusals(res, work)
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
     res.check(res.tokens >= 300, "only %d tokens compared" % res.tokens)
     res.check(res.ended >= 3 and res.cut >= 3, "sentences that ended with eos: %d, cut short: %d"
               % (res.ended, res.cut))
     print("%d tokens compared; %d sentences ended with eos, %d cut short at %d; largest "
           "difference %.1e in a log-probability, %.1e in a score"
           % (res.tokens, res.ended, res.cut, MAX_LENGTH, res.max_diff, res.max_score_diff))
-    print("%d checks, %d failed" % (res.checks, len(res.failures)))
-    return 1 if res.failures else 0
+    return res.finish()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,17 @@ else
   step "package built"
 fi
 deb=$(cd "$out" && ls minimt_*.deb)
+# The packaged binary names no library folder (RPATH or RUNPATH; an empty entry would be the
+# folder minimt runs in). tests/e2e/test_library_paths.py holds the build and `cmake --install`.
+unpacked=$(mktemp -d)
+dpkg-deb -x "$out/$deb" "$unpacked"
+search_path=$(readelf -d "$unpacked/usr/bin/minimt" | grep -E "\((RPATH|RUNPATH)\)" || true)
+rm -rf "$unpacked"
+if [[ -z $search_path ]]; then
+  search_path="ok   the packaged minimt has no RPATH or RUNPATH"
+else
+  search_path="FAIL the packaged minimt names library folders: $search_path"
+fi
 ensure_bookworm_tar
 root=$(new_root)
 trap 'drop_root "$root"; rm -rf "$out"' EXIT
@@ -65,6 +76,7 @@ in_root "$root" '
     "$(bash -c "source /usr/share/bash-completion/completions/minimt && complete -p minimt")" \
     "complete -F _minimt minimt"
 ' | tee "$out/results"
+echo "$search_path" | tee -a "$out/results"
 step "installed and checked"
 passed=$(grep -c '^ok' "$out/results" || true)
 failed=$(grep -c '^FAIL' "$out/results" || true)

@@ -43,23 +43,17 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 # Over 400 lines on purpose: one check per head-masking claim of the issue, sharing the dump
 # comparison and the engine runner of compare_search.py.
 
-import argparse
 import io
 import json
 import math
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 from contextlib import redirect_stderr, redirect_stdout
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 
-import compare_search as cs  # noqa: E402  (puts tools/reference on the path)
+import compare_search as cs  # noqa: E402  (puts tests/ and tools/reference on the path)
 import compare_with_reference as cwr  # noqa: E402
 import reference  # noqa: E402  (the command line)
 from pytorch_reference import head_mask_spec  # noqa: E402
@@ -381,7 +375,7 @@ class ZeroedRun(cs.Context):
 
     def __init__(self, ctx, model_dir):  # pylint: disable=super-init-not-called
         self.minimt, self.workdir, self.name = ctx.minimt, ctx.workdir, ctx.name + "-zeroed"
-        self.model_dir, self.tr, self.files = model_dir, ctx.tr, 0
+        self.model_dir, self.tr, self.files, self.runner = model_dir, ctx.tr, 0, ctx.runner
 
 
 # ----------------------------------------------------------------------------- beam
@@ -567,10 +561,8 @@ def check_heads(ctx):
 
 def run_status(ctx, command, lines, options):
     cmd = [ctx.minimt, command, "--model", ctx.model_dir, "-i", ctx.write(lines)]
-    proc = subprocess.run(cmd + [str(o) for o in options], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=120)
-    return proc.returncode, proc.stdout.decode("utf-8", "replace"), \
-        proc.stderr.decode("utf-8", "replace")
+    proc = ctx.runner(cmd + [str(o) for o in options])
+    return proc.status, proc.out.decode("utf-8", "replace"), proc.err.decode("utf-8", "replace")
 
 
 def reference_status(ctx, command, spec):
@@ -648,38 +640,7 @@ FIRST_MODEL_ONLY = {"bad-spec", "beam", "reference-cli"}
 # ----------------------------------------------------------------------------- main
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minimt", required=True, help="path of the minimt binary")
-    parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
-    parser.add_argument("--keep", action="store_true", help="keep the models and outputs")
-    parser.add_argument("--only", help="run only models whose name contains this")
-    parser.add_argument("--checks", help="comma-separated check names (default: all)")
-    args = parser.parse_args()
-
-    torch.set_num_threads(1)
-    minimt = os.path.abspath(args.minimt)
-    if not os.path.isfile(minimt):
-        print("minimt binary not found: %s\n0 passed, 1 failed" % minimt)
-        return 1
-    workdir = args.workdir or tempfile.mkdtemp(prefix="minimt-head-mask-")
-    os.makedirs(workdir, exist_ok=True)
-    wanted = set(args.checks.split(",")) if args.checks else None
-    models = dict(cwr.MODELS)
-    results = []
-    for n, (name, base, extra) in enumerate(MODELS):
-        if args.only and args.only not in name:
-            continue
-        ctx = cs.Context(minimt, workdir, name, models[base] + extra)
-        for check_name, fn in CHECKS:
-            if (wanted is None or check_name in wanted) and \
-                    (n == 0 or check_name not in FIRST_MODEL_ONLY):
-                results.append(cs.run_check("%s %s" % (name, check_name), fn, ctx))
-                sys.stdout.flush()
-    if not args.keep and not args.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
-    passed = sum(results)
-    print("%d passed, %d failed" % (passed, len(results) - passed))
-    return 0 if results and passed == len(results) else 1
+    return cs.run_checks(__doc__, "head-mask", MODELS, CHECKS, FIRST_MODEL_ONLY)
 
 
 if __name__ == "__main__":

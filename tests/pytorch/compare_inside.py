@@ -2,6 +2,7 @@
 """Compare the attention dump's extras (issue 25) with PyTorch computations of their definitions.
 
   compare_inside.py --minimt build/minimt [--workdir DIR] [--keep] [--only NAME]
+                    [--checks extras,selection,score] [--default-only]
 
 On random models of several shapes (d_k != d_model / H, pre- and post-norm, one and three
 decoder layers, tied and untied output with a bias) each check prints one PASS/FAIL line.
@@ -24,15 +25,14 @@ its attention layers receive (not from minimt's code). Numbers agree within 1e-4
              lens of the last layer only; --logit-lens 7 beyond the 5 alternatives;
   score      minimt score with the four flags: the same keys against the definitions on the
              given targets.
-Ends with "N passed, N failed"; exits 1 on any failure.
+Each minimt command runs under each of minimt's kernels this CPU runs and must give the default's
+bytes (tests/kernel_settings.py; --default-only runs the default alone). Ends with "N passed,
+N failed"; exits 1 on any failure.
 """
-import argparse
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -254,33 +254,7 @@ CHECKS = [("extras", check_extras), ("selection", check_selection), ("score", ch
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minimt", required=True, help="path of the minimt binary")
-    parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
-    parser.add_argument("--keep", action="store_true", help="keep the models and outputs")
-    parser.add_argument("--only", help="run only models whose name contains this")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    minimt = os.path.abspath(args.minimt)
-    if not os.path.isfile(minimt):
-        print("minimt binary not found: %s\n0 passed, 1 failed" % minimt)
-        return 1
-    workdir = args.workdir or tempfile.mkdtemp(prefix="minimt-inside-")
-    os.makedirs(workdir, exist_ok=True)
-    models = dict(cwr.MODELS)
-    results = []
-    for name, base, extra in MODELS:
-        if args.only and args.only not in name:
-            continue
-        ctx = cs.Context(minimt, workdir, name, models[base] + extra)
-        for check_name, fn in CHECKS:
-            results.append(cs.run_check("%s %s" % (name, check_name), fn, ctx))
-            sys.stdout.flush()
-    if not args.keep and not args.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
-    passed = sum(results)
-    print("%d passed, %d failed" % (passed, len(results) - passed))
-    return 0 if results and passed == len(results) else 1
+    return cs.run_checks(__doc__, "inside", MODELS, CHECKS, set())
 
 
 if __name__ == "__main__":

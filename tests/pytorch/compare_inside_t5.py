@@ -11,19 +11,16 @@ scores is that row of the weights (1e-5), and score - q.k (from the dumped q and
 depends only on the key's distance from the query in self-attention (the bias) and is 0 in
 cross-attention (T5 has none there), within 2e-5. Ends with "N passed, N failed".
 """
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
-from test_batch_helpers import Tally  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
+ROOT = support.ROOT
 
 TYPES = (("encoder_self", "encoder_self_attention"), ("decoder_self", "decoder_self_attention"),
          ("cross", "cross_attention"))
@@ -47,23 +44,20 @@ def bias_spread(score_minus_qk, self_attention):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--minimt", required=True)
-    minimt = os.path.abspath(parser.parse_args().minimt)
-    tally = Tally()
-    scratch = tempfile.mkdtemp(prefix="minimt-inside-t5-")
-    try:
+    minimt = support.minimt_path(__doc__)
+    tally = support.Tally()
+    with support.scratch("inside-t5") as scratch:
         hf, model = os.path.join(scratch, "hf"), os.path.join(scratch, "model")
         for command in ([sys.executable, os.path.join(ROOT, "tests", "families", "make_checkpoint.py"),
                          "t5", hf, "--seed", "16"],
                         [sys.executable, os.path.join(ROOT, "tools", "convert_hf.py"), hf, model, "--quiet"]):
-            done = subprocess.run(command, capture_output=True)
+            done = support.run(command, timeout=600)
             if not tally.check(done.returncode == 0, "%s: %s" % (command[1], done.stderr[-400:])):
-                tally.finish()
+                return tally.finish()
         dump = os.path.join(scratch, "dump.json")
-        done = subprocess.run([minimt, "translate", "--model", model, "--max-length", "12",
-                               "--dump-attention", dump, "--dump-scores", "--dump-vectors",
-                               "the house is small and the cat is black", "a b c"], capture_output=True)
+        done = support.run([minimt, "translate", "--model", model, "--max-length", "12",
+                            "--dump-attention", dump, "--dump-scores", "--dump-vectors",
+                            "the house is small and the cat is black", "a b c"])
         tally.check(done.returncode == 0, "translate: exit %d %s" % (done.returncode, done.stderr[-400:]))
         with open(dump, encoding="utf-8") as f:
             sentences = json.load(f)["sentences"]
@@ -83,10 +77,8 @@ def main():
                 tally.check(spread <= 2e-5, "sentence %d %s: score - q.k varies by %.3g at one "
                             "distance (cross: is %.3g, want 0)" % (n, prefix, spread, spread))
                 print("sentence %d %s: softmax gap %.2e, bias spread %.2e" % (n, prefix, gap, spread))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    tally.finish()
+    return tally.finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

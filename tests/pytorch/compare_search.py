@@ -38,18 +38,15 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 # Over 400 lines on purpose: one check per search feature of the issue, each short, sharing
 # one engine runner and one hypothesis comparison; split, they would repeat both.
 
-import argparse
 import json
 import math
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-import traceback
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import kernel_settings  # noqa: E402
+import support  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -89,8 +86,9 @@ SEARCH_MODELS = [
 class Context:
     """One model: its directory, the reference translator, and minimt runs on it."""
 
-    def __init__(self, minimt, workdir, name, model_args):
+    def __init__(self, minimt, workdir, name, model_args, runner=support.run):
         self.minimt, self.workdir, self.name = minimt, workdir, name
+        self.runner = runner  # kernel_settings.runner: minimt under every kernel setting
         self.model_dir = os.path.join(workdir, name)
         shutil.rmtree(self.model_dir, ignore_errors=True)
         reference.main(["random-model", self.model_dir] + model_args)
@@ -113,9 +111,9 @@ class Context:
         """minimt COMMAND --model M -i FILE OPTIONS -> stdout text."""
         cmd = [self.minimt, command, "--model", self.model_dir, "-i", self.write(lines)]
         cmd += [str(o) for o in options]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+        proc = self.runner(cmd, timeout=600)
         if proc.returncode != status:
-            raise Mismatch("%s exited with %d: %s" % (" ".join(cmd[1:2] + cmd[6:]),
+            raise Mismatch("%s exited with %s: %s" % (" ".join(cmd[1:2] + cmd[6:]),
                                                      proc.returncode,
                                                      proc.stderr.decode("utf-8", "replace")[-600:]))
         return proc.stdout.decode("utf-8")
@@ -609,59 +607,42 @@ def check_chi_square(ctx, temperature, top_k, top_p):
 
 
 CHI_CASES = [(1.0, 0, 1.0), (0.7, 5, 1.0), (0.7, 0, 0.8)]
+CHECKS += [("chi-square T=%g top-k %d top-p %g" % case,
+            lambda ctx, case=case: check_chi_square(ctx, *case)) for case in CHI_CASES]
+FIRST_MODEL_ONLY = {"chi-square"}
 
 
 # ----------------------------------------------------------------------------- main
 
-def run_check(label, fn, *args):
-    try:
-        note = fn(*args)
-        print("PASS %-52s %s" % (label, note or ""))
-        return True
-    except Mismatch as e:
-        print("FAIL %-52s %s" % (label, e))
-    except Exception:  # a crash in one check must not hide the others
-        print("FAIL %-52s %s" % (label, traceback.format_exc().rstrip()))
-    return False
+def run_checks(doc, name, models, checks, first_model_only):
+    """The main of this test and of compare_head_mask.py: each check (name, function of a
+    Context) on each model (name, compare_with_reference model, extra random-model arguments),
+    those whose first word is in first_model_only on the first model only."""
+    parser = support.parser(doc, workdir=True)
+    parser.add_argument("--only", help="run only models whose name contains this")
+    parser.add_argument("--checks", help="comma-separated check names (default: all)")
+    kernel_settings.add_default_only(parser)
+    args = parser.parse_args()
+    minimt = support.minimt_from(args)
+    runner = kernel_settings.runner(args)
+    torch.set_num_threads(1)
+    wanted = set(args.checks.split(",")) if args.checks else None
+    bases = dict(cwr.MODELS)
+    tally = support.Tally()
+    with support.Workdir(args, name) as workdir:
+        for n, (model, base, extra) in enumerate(models):
+            if args.only and args.only not in model:
+                continue
+            ctx = Context(minimt, workdir, model, bases[base] + extra, runner)
+            for check_name, fn in checks:
+                kind = check_name.split()[0]
+                if (wanted is None or kind in wanted) and (n == 0 or kind not in first_model_only):
+                    tally.case("%s %s" % (model, check_name), fn, ctx)
+    return tally.finish()
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minimt", required=True, help="path of the minimt binary")
-    parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
-    parser.add_argument("--keep", action="store_true", help="keep the models and outputs")
-    parser.add_argument("--only", help="run only models whose name contains this")
-    parser.add_argument("--checks", help="comma-separated check names (default: all)")
-    args = parser.parse_args()
-
-    torch.set_num_threads(1)
-    minimt = os.path.abspath(args.minimt)
-    if not os.path.isfile(minimt):
-        print("minimt binary not found: %s\n0 passed, 1 failed" % minimt)
-        return 1
-    workdir = args.workdir or tempfile.mkdtemp(prefix="minimt-search-")
-    os.makedirs(workdir, exist_ok=True)
-    wanted = set(args.checks.split(",")) if args.checks else None
-    models = {name: args_ for name, args_ in cwr.MODELS}
-    results = []
-    for n, (name, base, extra) in enumerate(SEARCH_MODELS):
-        if args.only and args.only not in name:
-            continue
-        ctx = Context(minimt, workdir, name, models[base] + extra)
-        for check_name, fn in CHECKS:
-            if wanted is None or check_name in wanted:
-                results.append(run_check("%s %s" % (name, check_name), fn, ctx))
-                sys.stdout.flush()
-        if n == 0 and (wanted is None or "chi-square" in wanted):
-            for case in CHI_CASES:
-                label = "%s chi-square T=%g top-k %d top-p %g" % ((name,) + case)
-                results.append(run_check(label, check_chi_square, ctx, *case))
-                sys.stdout.flush()
-    if not args.keep and not args.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
-    passed = sum(results)
-    print("%d passed, %d failed" % (passed, len(results) - passed))
-    return 0 if results and passed == len(results) else 1
+    return run_checks(__doc__, "search", SEARCH_MODELS, CHECKS, FIRST_MODEL_ONLY)
 
 
 if __name__ == "__main__":

@@ -18,20 +18,17 @@ batches, no attention records: what tools/bench/run times) translates as its rec
 Ends with a line "N passed, N failed"; exits 1 on any failure.
 """
 
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import kernel_settings  # noqa: E402
+import support  # noqa: E402
 
+support.use_tools("reference")
 import torch  # noqa: E402
 
-import reference  # noqa: E402  (the command line)
 from pytorch_reference.attention_dump import attention_dump  # noqa: E402
 from pytorch_reference.sample_text import ENGLISH  # noqa: E402
 from pytorch_reference.translator import Translator, is_blank  # noqa: E402
@@ -57,59 +54,20 @@ TEXTS = [
 
 BATCH_SIZES = (1, 3, 32)
 
-# (name, random-model arguments). Seeds are fixed, so the models are the same every run;
-# eos boosts were chosen so that some sentences stop early and others run to the limit.
-MODELS = [
-    ("post-sinusoidal-relu-tied-f32",
-     ["--seed", "11", "--norm", "post", "--positions", "sinusoidal", "--activation", "relu",
-      "--dtype", "F32"]),
-    ("pre-learned-gelu-untied-bias-f32",
-     ["--seed", "12", "--norm", "pre", "--positions", "learned", "--activation", "gelu",
-      "--no-tie", "--final-logits-bias", "--eos-boost", "2", "--dtype", "F32"]),
-    ("post-headdim5-3heads-silu-f16",
-     ["--seed", "13", "--d-model", "16", "--heads", "3", "--head-dim", "5", "--norm", "post",
-      "--activation", "silu", "--dtype", "F16"]),
-    ("pre-4heads-gelu-bias-bf16",
-     ["--seed", "14", "--d-model", "16", "--heads", "4", "--norm", "pre", "--activation", "gelu",
-      "--final-logits-bias", "--eos-boost", "2", "--dtype", "BF16"]),
-    ("inline-noscale-1enc-3dec-silu",
-     ["--seed", "15", "--dtype", "inline", "--encoder-layers", "1", "--decoder-layers", "3",
-      "--no-scale-embeddings", "--activation", "silu", "--vocab", "64"]),
-    ("odd-dmodel15-sinusoidal-eps1e-6",
-     ["--seed", "16", "--d-model", "15", "--heads", "3", "--norm", "post", "--eps", "1e-6",
-      "--d-ff", "20", "--final-logits-bias", "--eos-boost", "4"]),
-    ("wide-heads-8x4x6-pre-learned-untied-f16",
-     ["--seed", "17", "--d-model", "8", "--heads", "4", "--head-dim", "6", "--norm", "pre",
-      "--positions", "learned", "--no-tie", "--dtype", "F16", "--vocab", "80"]),
-    ("start-token-pad-bias-bf16",
-     ["--seed", "18", "--decoder-start", "0", "--final-logits-bias", "--eos-boost", "2",
-      "--norm", "post", "--activation", "gelu", "--dtype", "BF16"]),
-    ("pre-3enc-1dec-untied-bias-eps1e-3",
-     ["--seed", "19", "--norm", "pre", "--encoder-layers", "3", "--decoder-layers", "1",
-      "--no-tie", "--final-logits-bias", "--eos-boost", "2.5", "--eps", "1e-3",
-      "--positions", "learned",
-      "--vocab", "150"]),
-    ("larger-64x4-3+3-pre-vocab64to200",
-     ["--seed", "21", "--d-model", "64", "--heads", "4", "--d-ff", "128", "--encoder-layers", "3",
-      "--decoder-layers", "3", "--norm", "pre", "--activation", "gelu", "--vocab", "64",
-      "--target-vocab", "200", "--max-positions", "64", "--no-tie", "--final-logits-bias",
-      "--eos-boost", "8"]),
-    ("max-positions-10-inline",
-     ["--seed", "20", "--max-positions", "10", "--dtype", "inline", "--norm", "pre",
-      "--activation", "relu", "--d-model", "12", "--heads", "2"]),
-]
+# (name, random-model arguments): support.ARCHITECTURES, made by the random_models fixture.
+MODELS = support.ARCHITECTURES
 
 
-class Mismatch(Exception):
-    pass
+Mismatch = support.Mismatch
 
 
-def run_engine(minimt, model_dir, texts, dump_path, batch_size):
+def run_engine(run, minimt, model_dir, texts, dump_path, batch_size):
+    """minimt translate through `run` (kernel_settings.runner: under every kernel setting)."""
     cmd = [minimt, "translate", "--model", model_dir, "--max-length", str(MAX_LENGTH),
            "--batch-size", str(batch_size), "--dump-attention", dump_path] + texts
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    proc = run(cmd)
     if proc.returncode != 0:
-        raise Mismatch("minimt exited with %d: %s"
+        raise Mismatch("minimt exited with %s: %s"
                        % (proc.returncode, proc.stderr.decode("utf-8", "replace").strip()[-800:]))
     lines = proc.stdout.decode("utf-8").split("\n")
     if lines and lines[-1] == "":
@@ -197,10 +155,8 @@ def compare_sentence(index, ours, theirs, shape_info):
     return worst
 
 
-def check_model(minimt, workdir, name, args):
-    model_dir = os.path.join(workdir, name)
-    shutil.rmtree(model_dir, ignore_errors=True)
-    reference.main(["random-model", model_dir] + args)
+def check_model(run, minimt, workdir, name):
+    model_dir = support.random_model("arch-" + name)
     translator = Translator(model_dir, quiet=True, skip_blank=BLANK_INPUT_SKIPPED)
     results = translator.translate(TEXTS, MAX_LENGTH, batch_size=len(TEXTS), record_attention=True)
     ours = attention_dump(translator, results)
@@ -218,7 +174,7 @@ def check_model(minimt, workdir, name, args):
     for batch_size in BATCH_SIZES:
         label = "--batch-size %d: " % batch_size
         dump_path = os.path.join(workdir, "%s.b%d.attention.json" % (name, batch_size))
-        lines, theirs = run_engine(minimt, model_dir, TEXTS, dump_path, batch_size)
+        lines, theirs = run_engine(run, minimt, model_dir, TEXTS, dump_path, batch_size)
         if theirs.get("format") != "minimt-attention" or theirs.get("version") != 1:
             raise Mismatch(label + "dump format/version is %r/%r"
                            % (theirs.get("format"), theirs.get("version")))
@@ -243,46 +199,24 @@ def check_model(minimt, workdir, name, args):
                        "\n  %s" % (len(problems), len(TEXTS) * len(BATCH_SIZES), worst,
                                    "\n  ".join(problems[:12])))
     lengths = [len(r["ids"]) for r in results]
-    return worst, lengths
+    return "max attention diff %.2e  batch sizes %s  output lengths %d..%d" % (
+        worst, ",".join(map(str, BATCH_SIZES)), min(lengths), max(lengths))
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minimt", required=True, help="path of the minimt binary")
-    parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
-    parser.add_argument("--keep", action="store_true", help="keep the models and dumps")
+    parser = support.parser(__doc__, workdir=True)
     parser.add_argument("--only", help="run only models whose name contains this")
+    kernel_settings.add_default_only(parser)
     args = parser.parse_args()
-
+    minimt = support.minimt_from(args)
+    run = kernel_settings.runner(args)
     torch.set_num_threads(1)
-    minimt = os.path.abspath(args.minimt)
-    if not os.path.isfile(minimt):
-        print("minimt binary not found: %s" % minimt)
-        print("0 passed, 1 failed")
-        return 1
-    workdir = args.workdir or tempfile.mkdtemp(prefix="minimt-compare-")
-    os.makedirs(workdir, exist_ok=True)
-
-    passed = failed = 0
-    for name, model_args in MODELS:
-        if args.only and args.only not in name:
-            continue
-        try:
-            worst, lengths = check_model(minimt, workdir, name, model_args)
-            print("PASS %-42s max attention diff %.2e  batch sizes %s  output lengths %d..%d"
-                  % (name, worst, ",".join(map(str, BATCH_SIZES)), min(lengths), max(lengths)))
-            passed += 1
-        except Mismatch as e:
-            print("FAIL %-42s %s" % (name, e))
-            failed += 1
-        except Exception as e:  # a crash in one model must not hide the others
-            print("FAIL %-42s %s: %s" % (name, type(e).__name__, e))
-            failed += 1
-        sys.stdout.flush()
-    if not args.keep and not args.workdir:
-        shutil.rmtree(workdir, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    tally = support.Tally()
+    with support.Workdir(args, "compare") as workdir:
+        for name, _ in MODELS:
+            if not args.only or args.only in name:
+                tally.case(name, check_model, run, minimt, workdir, name)
+    return tally.finish()
 
 
 if __name__ == "__main__":

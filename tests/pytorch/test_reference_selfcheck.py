@@ -23,12 +23,12 @@ import shutil
 import struct
 import sys
 import tempfile
-import traceback
 from contextlib import redirect_stderr, redirect_stdout
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "reference"))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
 
+support.use_tools("reference")
 import torch  # noqa: E402
 
 import reference  # noqa: E402  (the command line)
@@ -231,7 +231,7 @@ def save_load_round_trip():
                 out = os.path.join(tmp, "%d-%s" % (n, dtype))
                 save_model(model, config, out, dtype)
                 loaded, cfg = load_model(out)
-                with open(os.path.join(out, "config.json")) as f:
+                with open(os.path.join(out, "config.json"), encoding="utf-8") as f:
                     on_disk = json.load(f)
                 extra = set(on_disk) - set(FORMAT_KEYS)
                 assert not extra, "config.json has non-format keys %s" % sorted(extra)
@@ -279,7 +279,7 @@ def load_rejects_bad_tensors():
             out = os.path.join(tmp, label.replace(" ", "_"))
             os.makedirs(out)
             write_safetensors(os.path.join(out, "model.safetensors"), tensors)
-            with open(os.path.join(out, "config.json"), "w") as f:
+            with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
                 json.dump(file_config(config), f)
             try:
                 load_model(out)
@@ -297,7 +297,7 @@ def translate_cli_batch_sizes_agree():
         model_dir = os.path.join(tmp, "m")
         reference.main(["random-model", model_dir, "--seed", "7", "--final-logits-bias",
                         "--eos-boost", "2", "--norm", "pre", "--dtype", "BF16"])
-        with open(os.path.join(model_dir, "config.json")) as f:
+        with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
             config = json.load(f)
         for side in ("source", "target"):
             import sentencepiece as spm
@@ -545,18 +545,10 @@ def beam_and_score_commands_agree():
 
 def main():
     torch.set_num_threads(1)
-    passed = failed = 0
+    tally = support.Tally()
     for fn in CHECKS:
-        try:
-            note = fn()
-            print("PASS %s%s" % (fn.__name__, "  (%s)" % note if note else ""))
-            passed += 1
-        except Exception:
-            print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc().rstrip()))
-            failed += 1
-        sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        tally.case(fn.__name__, fn)
+    return tally.finish()
 
 
 if __name__ == "__main__":

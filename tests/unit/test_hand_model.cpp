@@ -20,6 +20,7 @@
 #include "test_support.h"
 
 using namespace minimt;
+using minimt::test::empty_record;
 using minimt::test::fixture_path;
 using minimt::test::json;
 

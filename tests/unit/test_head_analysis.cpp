@@ -11,6 +11,7 @@
 #include "minimt/app/head_mask_spec.h"
 #include "minimt/engine/head_mask.h"
 
+using minimt::test::empty_record;
 using minimt::test::error_of;
 
 namespace {

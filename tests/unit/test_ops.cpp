@@ -2,23 +2,18 @@
 // gemm/linear against plain loops.
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <limits>
 #include <random>
 
 #include "minimt/engine/ops.h"
 #include "test_support.h"
 
 using namespace minimt;
+using minimt::test::kInf;
 
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
 std::vector<float> random_matrix(std::mt19937& rng, size_t count) {
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (float& v : values) v = uniform(rng);
-  return values;
+  return minimt::test::uniform_values(rng, count, -1.0f, 1.0f);
 }
 
 }  // namespace

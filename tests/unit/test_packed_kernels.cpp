@@ -15,6 +15,8 @@
 using minimt::LinearKernel;
 using minimt::PackedArena;
 using minimt::PackedMatrix;
+using minimt::test::ExactOutput;
+using minimt::test::Product;
 
 namespace {
 
@@ -33,24 +35,9 @@ float to_half_precision(float v) {
   return std::ldexp(std::nearbyint(mantissa * 2048.0f) / 2048.0f, exponent);
 }
 
-struct Product {
-  int m, n, k;
-  std::vector<float> x, w, bias;  // [m, k], [n, k], [n]
-};
-
 Product random_product(int m, int n, int k, unsigned seed, bool half_weights = false) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  Product p{m,
-            n,
-            k,
-            std::vector<float>(static_cast<size_t>(m) * k),
-            std::vector<float>(static_cast<size_t>(n) * k),
-            std::vector<float>(n)};
-  for (float& v : p.x) v = normal(rng);
-  for (float& v : p.w) v = half_weights ? to_half_precision(normal(rng)) : normal(rng);
-  for (float& v : p.bias) v = normal(rng);
-  return p;
+  return minimt::test::random_product(
+      m, n, k, seed, [half_weights](float v) { return half_weights ? to_half_precision(v) : v; });
 }
 
 std::vector<float> run(const Product& p, LinearKernel kernel, bool with_bias, int rows = -1,
@@ -68,25 +55,9 @@ std::vector<float> run(const Product& p, LinearKernel kernel, bool with_bias, in
 // product of length k: |error| <= (k + 2) u (sum |x w| + |b|), u = 2^-24.
 void check_against_double(const Product& p, const std::vector<float>& y, bool with_bias) {
   const double u = std::ldexp(1.0, -24);
-  int failures = 0;
-  for (int r = 0; r < p.m; ++r)
-    for (int j = 0; j < p.n; ++j) {
-      double exact = with_bias ? p.bias[j] : 0.0,
-             magnitude = with_bias ? std::fabs(p.bias[j]) : 0.0;
-      for (int i = 0; i < p.k; ++i) {
-        const double term = static_cast<double>(p.x[static_cast<size_t>(r) * p.k + i]) *
-                            p.w[static_cast<size_t>(j) * p.k + i];
-        exact += term;
-        magnitude += std::fabs(term);
-      }
-      const double error = std::fabs(y[static_cast<size_t>(r) * p.n + j] - exact);
-      if (error > (p.k + 2) * u * magnitude && ++failures <= 3) {
-        INFO("row " << r << " column " << j << ": " << y[static_cast<size_t>(r) * p.n + j]
-                    << " vs exact " << exact << " (bound " << (p.k + 2) * u * magnitude << ")");
-        CHECK(error <= (p.k + 2) * u * magnitude);
-      }
-    }
-  CHECK(failures == 0);
+  minimt::test::check_against_double(p, y, with_bias, [&](int, int, const ExactOutput& exact) {
+    return (p.k + 2) * u * exact.magnitude;
+  });
 }
 
 }  // namespace

@@ -153,6 +153,11 @@ TEST_CASE("plan_request: what the translator records follows what the request re
   CHECK(plan.batch.translate.record_cross_only == -1);
   CHECK(plan.batch.translate.alternatives == 5);
   request.record.alternatives = 7;
+  // Text output has nowhere to put them: refused, naming the format that has.
+  CHECK_THROWS_WITH(plan_request(request, model),
+                    Catch::Contains("--alternatives lists tokens in JSON Lines output only") &&
+                        Catch::Contains("add --format jsonl"));
+  request.format = OutputFormat::kJsonl;
   CHECK(plan_request(request, model).batch.translate.alternatives == 7);
 
   request = Request();

@@ -4,24 +4,22 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <random>
 #include <vector>
 
 #include "engine/kernels/kernel_table.h"
 #include "minimt/engine/ops.h"
+#include "test_support.h"
 
 using namespace minimt;
+using minimt::test::kInf;
 
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
 // A row of `length` values spread over [-50, 50], every 13th -infinity (a masked token).
 std::vector<float> logit_row(std::mt19937& rng, int length) {
-  std::uniform_real_distribution<float> uniform(-50.0f, 50.0f);
-  std::vector<float> row(length);
-  for (int i = 0; i < length; ++i) row[i] = i % 13 == 5 ? -kInf : uniform(rng);
+  std::vector<float> row = minimt::test::uniform_values(rng, length, -50.0f, 50.0f);
+  for (int i = 5; i < length; i += 13) row[i] = -kInf;
   return row;
 }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the unit tests: small valid configs, the tensor list of format v1 written
-// out independently of src/weights.cpp, seeded random weights, temporary directories and
-// float comparisons that report where two arrays differ.
+// out independently of src/weights.cpp, seeded random weights and Linear products, temporary
+// directories, and float comparisons that report where two arrays differ (against each other
+// or against a product computed in double).
 #pragma once
 
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -20,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "minimt/engine/attention_record.h"
 #include "minimt/engine/packed_weights.h"
 #include "minimt/engine/weights.h"
 #include "minimt/model/config.h"
@@ -33,6 +36,8 @@
 namespace minimt::test {
 
 using nlohmann::json;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
 
 inline std::string fixture_path(const std::string& relative) {
   return std::string(MINIMT_FIXTURES_DIR) + "/" + relative;
@@ -205,6 +210,24 @@ inline std::unique_ptr<TestModel> random_model(const json& config_json, unsigned
   return model;
 }
 
+// `count` seeded values drawn uniformly from [low, high).
+inline std::vector<float> uniform_values(std::mt19937& rng, size_t count, float low, float high) {
+  std::uniform_real_distribution<float> uniform(low, high);
+  std::vector<float> values(count);
+  for (float& v : values) v = uniform(rng);
+  return values;
+}
+
+// An empty attention record of `c`'s shape for a source of source_length tokens.
+inline AttentionRecord empty_record(const ModelConfig& c, int source_length) {
+  AttentionRecord record;
+  record.encoder_layers = c.encoder_layers;
+  record.decoder_layers = c.decoder_layers;
+  record.heads = c.num_heads;
+  record.source_length = source_length;
+  return record;
+}
+
 // Random token ids in [4, vocab) (no special tokens), ending with eos (3) when with_eos.
 inline std::vector<int> random_ids(std::mt19937& rng, int length, int vocab, bool with_eos) {
   std::uniform_int_distribution<int> pick(4, vocab - 1);
@@ -282,6 +305,62 @@ inline Difference max_difference(const float* a, const float* b, size_t n) {
     if (diff > d.largest) d = {diff, i};
   }
   return d;
+}
+
+// A Linear product y = x w^T + b of seeded normal values: x [m, k], w [n, k], bias [n]; each
+// weight drawn goes through weight(v) (to scale it or round it as a file would hold it).
+struct Product {
+  int m, n, k;
+  std::vector<float> x, w, bias;
+};
+
+template <typename Weight>
+Product random_product(int m, int n, int k, unsigned seed, Weight weight) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Product p{m, n, k, std::vector<float>(static_cast<size_t>(m) * k),
+            std::vector<float>(static_cast<size_t>(n) * k), std::vector<float>(n)};
+  for (float& v : p.x) v = normal(rng);
+  for (float& v : p.w) v = weight(normal(rng));
+  for (float& v : p.bias) v = normal(rng);
+  return p;
+}
+
+// One output of a Product in double: x.w (+ b), and the sums the error bounds are made of.
+struct ExactOutput {
+  double value = 0.0;      // sum x w, plus b
+  double magnitude = 0.0;  // sum |x w|, plus |b|
+  double abs_x = 0.0;      // sum |x|
+  double abs_w = 0.0;      // sum |w|
+};
+
+// Checks y [m, n] against the product in double: |y - exact| <= bound(row, column, exact) for
+// every output; names the first three that are not.
+template <typename Bound>
+void check_against_double(const Product& p, const std::vector<float>& y, bool with_bias,
+                          Bound bound) {
+  int failures = 0;
+  for (int r = 0; r < p.m; ++r)
+    for (int j = 0; j < p.n; ++j) {
+      ExactOutput exact;
+      if (with_bias) exact.value = p.bias[j], exact.magnitude = std::fabs(p.bias[j]);
+      for (int i = 0; i < p.k; ++i) {
+        const double x = p.x[static_cast<size_t>(r) * p.k + i],
+                     w = p.w[static_cast<size_t>(j) * p.k + i];
+        exact.value += x * w;
+        exact.magnitude += std::fabs(x * w);
+        exact.abs_x += std::fabs(x);
+        exact.abs_w += std::fabs(w);
+      }
+      const double got = y[static_cast<size_t>(r) * p.n + j],
+                   error = std::fabs(got - exact.value), allowed = bound(r, j, exact);
+      if (error > allowed && ++failures <= 3) {
+        INFO("row " << r << " column " << j << ": " << got << " vs exact " << exact.value
+                    << " (bound " << allowed << ")");
+        CHECK(error <= allowed);
+      }
+    }
+  CHECK(failures == 0);
 }
 
 // Checks that a and b (n values each) agree within `margin`; names the first worst index.

@@ -21,11 +21,22 @@ struct AttentionMatrices {
   std::vector<int> heads;                 // head numbers, one per head in the dump
   int rows = 0, cols = 0;                 // queries, keys
   std::vector<float> values;              // [layers][heads][rows][cols]
+  // [layers][heads]: 1 for a head --mask-heads switched off (the dump's "masked_heads"), whose
+  // weights are all 0; empty when none is.
+  std::vector<char> masked;
 
   int layers() const { return static_cast<int>(layer_labels.size()); }
   float at(int layer, int head, int row, int col) const {
     return values[((static_cast<size_t>(layer) * heads.size() + head) * rows + row) * cols + col];
   }
+  bool is_masked(int layer, int head) const {
+    return !masked.empty() && masked[static_cast<size_t>(layer) * heads.size() + head];
+  }
+  // The positions (into `heads`) of layer `layer`'s heads that are not masked: what its average
+  // is over. Every head when all are masked (their average is then 0 as theirs is).
+  std::vector<int> averaged_heads(int layer) const;
+  // The mean of those heads' weights, [rows][cols].
+  std::vector<float> head_average(int layer) const;
 };
 
 // A rollout matrix (--rollout; rollout.h) as the dump holds it: [rows][cols].
@@ -76,6 +87,9 @@ struct DumpSentence {
 
 struct AttentionDump {
   std::string model;
+  std::string compute_type;        // float32, int8 or bf16; "" in dumps written before it was kept
+  std::string masked_heads;        // --mask-heads as "cross:2:1,..."; "" for none
+  std::vector<std::string> notes;  // what the scores include for this model ("notes")
   std::vector<std::string> types;  // from "selection": what the dump was asked to keep
   std::vector<DumpSentence> sentences;
 };

@@ -3,7 +3,9 @@
 // columns. The page (src/app/view/) reads the viewer's own data, not the dump.
 //
 // {"format": "minimt-attention", "version": 1, "model": DIR,
-//  "selection": {"types": [TYPE...], "layers": [INT...] or null, "heads": [INT...]},
+//  "compute_type": "float32", "int8" or "bf16",
+//  "selection": {"types": [TYPE...], "layers": [INT...] or null, "heads": [INT...],
+//                "encoder_layers": [INT...], "decoder_layers": [INT...] (only with layers)},
 //  "masked_heads": "TYPE:LAYER:HEAD,..." (only with --mask-heads),
 //  "notes": [S...] (only for a model whose attention reads differently: format 2),
 //  "sentences": [{"source": S, "translation": S  or  "error": S,
@@ -20,7 +22,9 @@
 //                 "decoder_layer_predictions": [layer][T][{"token", "probability"}...]
 //                 (--logit-lens K, whatever the types kept)}]}
 // output_log_probs (one per output token) and alternatives (the most likely tokens at each
-// output position) are optional: dumps written before them are read as they were. So are the
+// output position) are optional: dumps written before them are read as they were. So are
+// compute_type and the selection's encoder_layers and decoder_layers (the layer numbers the
+// selection's "layers" gave in each stack, negative ones counted from its end). So are the
 // rollouts (rollout.h), computed from every layer and head whatever the selection keeps; the
 // cross rollout reads the last decoder layer's cross-attention averaged over its heads. The
 // extras (PREFIX_... and decoder_layer_predictions) are optional too, absent unless asked for;
@@ -37,10 +41,13 @@ inline constexpr int kVersion = 1;
 inline constexpr char kFormat[] = "format";
 inline constexpr char kVersionKey[] = "version";
 inline constexpr char kModel[] = "model";
+inline constexpr char kComputeType[] = "compute_type";
 inline constexpr char kSelection[] = "selection";
 inline constexpr char kTypes[] = "types";  // in "selection"
 inline constexpr char kLayers[] = "layers";
 inline constexpr char kHeads[] = "heads";
+inline constexpr char kEncoderLayers[] = "encoder_layers";  // in "selection", with "layers"
+inline constexpr char kDecoderLayers[] = "decoder_layers";
 inline constexpr char kSentences[] = "sentences";
 inline constexpr char kMaskedHeads[] = "masked_heads";  // optional: "cross:2:1,..." (--mask-heads)
 inline constexpr char kNotes[] = "notes";    // optional: what the numbers mean for this model

@@ -1,7 +1,8 @@
 // OutputFile: a file written under a temporary name in its own directory and renamed over the
 // real one by commit(), so that a run that fails or is killed midway leaves the file as it was
 // (or absent), never half written. Targets that are not regular files (/dev/null, a FIFO, a
-// terminal) are written in place: renaming over them would replace the device itself.
+// terminal) are written in place: renaming over them would replace the device itself, and so is
+// "-", standard output.
 #pragma once
 
 #include <ostream>
@@ -12,6 +13,12 @@ namespace minimt {
 
 // The file that creating `path` would write: symbolic links followed, dangling ones too.
 std::string output_target(const std::string& path);
+
+// A temporary file (or, with `folder`, a folder of files) that the handler of SIGINT, SIGTERM and
+// SIGHUP removes if one ends the run before forget_temporary(slot). Returns the slot, -1 when
+// all are taken (then only the clean-up on those signals is lost).
+int remember_temporary(const std::string& path, bool folder);
+void forget_temporary(int slot);
 
 class OutputFile {
  public:

@@ -44,6 +44,7 @@ std::string text_line(const OutputRecord& record);
 
 // --n-best in text: one line per hypothesis, LINE<TAB>RANK<TAB>SCORE<TAB>TRANSLATION, then a tab
 // and the alignment with --align; rank counts from 1; a failed line gives LINE<TAB>1<TAB><TAB>.
+// SCORE is the number that ranks: the ranking score with a length penalty, else the score.
 std::string n_best_text_lines(const OutputRecord& record);
 
 // minimt score in text: the score (shortest text that reads back as the same float; "" for a

@@ -19,7 +19,7 @@ class ProgressBar {
 
   // Shows the bar (again, if clear() erased it); its numbers change at most 10 times a second.
   void update(long long done);
-  void message(const std::string& line);  // one line on stderr, above the bar
+  void message(const std::string& line);  // one line on stderr, above the bar, made visible
   void clear();  // erases the bar, e.g. before output to the same terminal; update() restores it
 
  private:

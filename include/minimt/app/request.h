@@ -58,6 +58,9 @@ struct RecordSettings {
   std::string align_rule;               // alignment.h's names; empty: the default rule
   int alternatives = 0;                 // the K most likely tokens at each output position
   std::optional<std::string> mask_heads;  // TYPE:LAYER:HEAD,... (head_mask_spec.h); set: masked
+  // TYPE[:LAYER[:HEAD]] (terminal_heatmap.h): each line's heatmap, drawn for a terminal and
+  // handed to RecordSink::picture; unset: none.
+  std::optional<std::string> show;
 };
 
 struct Request {

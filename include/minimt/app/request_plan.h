@@ -6,6 +6,7 @@
 #include "minimt/app/attention_dump.h"
 #include "minimt/app/batch_runner.h"
 #include "minimt/app/request.h"
+#include "minimt/app/terminal_heatmap.h"
 #include "minimt/model/model.h"
 
 namespace minimt {
@@ -15,11 +16,15 @@ struct RequestPlan {
   BatchOptions batch;          // threads resolved; what the translator records and keeps
   AlignmentOptions alignment;  // with record.align: checked against the model
   DumpSelection selection;     // of the dump and the page: checked against the model
+  // record.show: the heatmap drawn for each line, and what of the attention it needs.
+  std::optional<HeatmapChoice> show;
+  DumpSelection show_selection;
 };
 
 // Checks the request (check_request), draws a seed when it samples without one, then checks it
 // against the model: the head mask (RequestError naming mask_heads), the alignment's layer and
-// heads and the dump selection (Error, as alignment.h and attention_dump.h say them).
+// heads and the dump selection (Error, as alignment.h and attention_dump.h say them), and the
+// layer and head record.show names (RequestError naming show).
 RequestPlan plan_request(const Request& request, const Model& model,
                          FieldSpelling spelling = FieldSpelling::kOption);
 

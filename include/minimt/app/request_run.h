@@ -11,6 +11,7 @@
 #include "minimt/app/attention_view.h"
 #include "minimt/app/line_source.h"
 #include "minimt/app/request_plan.h"
+#include "minimt/app/terminal_heatmap.h"
 #include "minimt/model/model.h"
 
 namespace minimt {
@@ -35,12 +36,16 @@ class RecordSink {
   virtual bool write(const std::string& record) = 0;
   // After each batch's records, with the records written so far; false stops the run.
   virtual bool batch_written(long long written) = 0;
+  // record.show: one line's heatmap, drawn as AttentionSinks::show_style says, before its
+  // record. A sink that has nowhere to draw drops it.
+  virtual void picture(const std::string& heatmap) { (void)heatmap; }
 };
 
 // The attention outputs the request asks for (record.dump_attention, record.view).
 struct AttentionSinks {
   std::ostream* dump = nullptr;  // the dump, streamed as the records are written
   std::ostream* page = nullptr;  // the page, written once every record is
+  TerminalStyle show_style;      // how record.show's heatmaps are drawn (RecordSink::picture)
 };
 
 struct RunSummary {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "minimt/engine/architecture.h"
 
@@ -24,6 +25,9 @@ struct ModelConfig : Architecture {
   // Either a relative path to a .safetensors file, or the inline tensor object.
   std::string weights_file;
   nlohmann::json inline_weights;  // null unless weights are inline
+  // What the file says that minimt reads past (a key that looks like a slip of an optional
+  // one), one message each, naming the file; the caller shows them.
+  std::vector<std::string> warnings;
 
   // Parses and validates; `file` names config.json in error messages.
   static ModelConfig from_json(const nlohmann::json& json, const std::string& file);

@@ -1,0 +1,46 @@
+// Two attention dumps of the same sentences compared, B - A (minimt view A B, minimt show A B):
+// with and without --mask-heads, float32 and int8, two models. The dumps must hold the same
+// sentences with the same tokens; the comparison covers the types, layers and heads both hold.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "minimt/app/dump_reader.h"
+
+namespace minimt {
+
+// A dump and what to call it in messages and titles (its file name).
+struct NamedDump {
+  const AttentionDump& dump;
+  std::string name;
+};
+
+// Throws Error naming the first sentence and token where a and b differ (or a sentence that
+// failed in one of them, or their numbers of sentences).
+void check_same_sentences(const NamedDump& a, const NamedDump& b);
+
+// One head's largest change: the cell where |B - A| is largest over the sentences compared.
+struct HeadChange {
+  std::string type;   // encoder, decoder or cross
+  std::string layer;  // its label
+  int head = 0;
+  float change = 0;  // B - A there
+  float a = 0, b = 0;
+  int sentence = 0;                         // numbered from 1
+  std::string query, key;                   // the pieces of its row and column
+  bool masked_a = false, masked_b = false;  // --mask-heads switched the head off in A, in B
+};
+
+// Per head both dumps hold (by type, layer label and head number), its largest change over
+// `sentences` (numbers from 1; empty: all), the most changed head first. Blank and failed
+// sentences have no cells. Throws Error when the dumps share no head.
+std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
+                                        const std::vector<int>& sentences);
+
+// The changes as an aligned text table with a heading line, for a terminal; the heads that did
+// not change at all are counted on one last line.
+std::string change_table(const std::vector<HeadChange>& changes, const NamedDump& a,
+                         const NamedDump& b);
+
+}  // namespace minimt

@@ -1,0 +1,143 @@
+#include "minimt/model/charsmap_check.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "minimt/base/utf8.h"
+
+namespace minimt {
+namespace {
+
+// A unit of the double array, as darts-clone packs it in 32 bits.
+struct Unit {
+  uint32_t bits;
+  bool has_leaf() const { return (bits >> 8) & 1; }
+  uint32_t value() const { return bits & 0x7fffffffu; }  // in a leaf unit
+  uint32_t label() const { return bits & 0x800000ffu; }  // a leaf's has the top bit set
+  uint32_t offset() const { return (bits >> 10) << ((bits & (1u << 9)) >> 6); }  // to children
+};
+
+uint32_t load_u32(const char* p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  return b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
+}
+
+// The replacement strings: each valid UTF-8 and ended by a NUL.
+std::string strings_problem(std::string_view strings) {
+  if (strings.empty()) return "";
+  if (strings.back() != '\0') return "its replacement strings do not end with a NUL byte";
+  size_t start = 0;
+  while (start < strings.size()) {
+    const size_t end = strings.find('\0', start);
+    const std::string text(strings.substr(start, end - start));
+    if (const long long bad = find_invalid_utf8(text); bad >= 0)
+      return "its replacement string at byte " + std::to_string(start) +
+             " is not valid UTF-8 (at its byte " + std::to_string(bad) + ")";
+    start = end + 1;
+  }
+  return "";
+}
+
+class TrieCheck {
+ public:
+  TrieCheck(std::string_view trie, std::string_view strings)
+      : trie_(trie), strings_(strings), units_(trie.size() / 4) {}
+
+  // Depth-first over every unit an input can reach from the root, each once (darts-clone shares
+  // the units of equal suffixes, so the trie is a graph without cycles, not a tree).
+  std::string run() {
+    state_.assign(units_, kNew);
+    below_.assign(units_, 0);
+    if (std::string problem = enter(0); !problem.empty()) return problem;
+    while (!stack_.empty()) {
+      const size_t top = stack_.size() - 1;  // by index: enter() may move the stack
+      const uint32_t base = stack_[top].base;
+      int label = stack_[top].next_label;
+      for (; label < 256; ++label) {
+        const uint32_t child = base ^ static_cast<uint32_t>(label);
+        if (unit(child).label() != static_cast<uint32_t>(label)) continue;
+        if (state_[child] == kOpen)
+          return "its trie leads back to unit " + std::to_string(child) +
+                 ", a loop (a trie SentencePiece builds has none)";
+        if (state_[child] == kDone) {
+          note_child(stack_[top], child);
+          continue;
+        }
+        stack_[top].next_label = label + 1;
+        if (std::string problem = enter(child); !problem.empty()) return problem;
+        break;
+      }
+      if (label < 256) continue;  // went down to a child; this node resumes after it
+      const Frame done = stack_.back();
+      state_[done.node] = kDone;
+      below_[done.node] = done.best;
+      stack_.pop_back();
+      if (!stack_.empty()) note_child(stack_.back(), done.node);
+    }
+    if (below_[0] > kMaxCharsmapMatches)
+      return "its trie has an input with more than " + std::to_string(kMaxCharsmapMatches) +
+             " matching rules (SentencePiece keeps " + std::to_string(kMaxCharsmapMatches) + ")";
+    return "";
+  }
+
+ private:
+  enum State : uint8_t { kNew, kOpen, kDone };
+  struct Frame {
+    uint32_t node, base;
+    int next_label;
+    uint8_t best;  // the most leaves on a path below the node, so far
+  };
+
+  std::string_view trie_, strings_;
+  size_t units_;
+  std::vector<uint8_t> state_, below_;  // per unit; below_ capped past the limit
+  std::vector<Frame> stack_;
+
+  Unit unit(uint32_t index) const { return Unit{load_u32(trie_.data() + 4 * size_t{index})}; }
+
+  void note_child(Frame& frame, uint32_t child) {
+    const int path = below_[child] + (unit(child).has_leaf() ? 1 : 0);
+    frame.best = static_cast<uint8_t>(std::min(std::max<int>(frame.best, path), 255));
+  }
+
+  // Opens `node`: every unit its children can be read from lies inside the array (a walk reads
+  // base ^ byte for any input byte), and its leaf, if any, names a replacement string.
+  std::string enter(uint32_t node) {
+    const uint32_t base = node ^ unit(node).offset();
+    if ((base | 0xffu) >= units_)
+      return "its trie's unit " + std::to_string(node) + " points to units " +
+             std::to_string(base & ~0xffu) + " to " + std::to_string(base | 0xffu) +
+             ", past the trie's " + std::to_string(units_) + " units";
+    if (node != 0 && unit(node).has_leaf()) {
+      const uint32_t at = unit(base).value();
+      if (at >= strings_.size() || (at > 0 && strings_[at - 1] != '\0'))
+        return "its trie's unit " + std::to_string(node) + " names replacement byte " +
+               std::to_string(at) + ", which does not start one of its " +
+               std::to_string(strings_.size()) + " bytes of replacement strings";
+    }
+    state_[node] = kOpen;
+    stack_.push_back(Frame{node, base, 0, 0});
+    return "";
+  }
+};
+
+}  // namespace
+
+std::string charsmap_problem(std::string_view blob) {
+  if (blob.empty()) return "";  // no charsmap: SentencePiece leaves the text as it is
+  if (blob.size() < 4)
+    return "it is " + std::to_string(blob.size()) + " bytes, too short to hold its trie's size";
+  const uint32_t trie_bytes = load_u32(blob.data());
+  if (trie_bytes > blob.size() - 4)
+    return "it claims a trie of " + std::to_string(trie_bytes) + " bytes but holds " +
+           std::to_string(blob.size() - 4) + " after the size";
+  if (trie_bytes % 4 != 0 || trie_bytes < 4 * 256)
+    return "it claims a trie of " + std::to_string(trie_bytes) +
+           " bytes, not a whole number of 4-byte units, at least 256";
+  const std::string_view strings = blob.substr(4 + trie_bytes);
+  if (std::string problem = strings_problem(strings); !problem.empty()) return problem;
+  return TrieCheck(blob.substr(4, trie_bytes), strings).run();
+}
+
+}  // namespace minimt

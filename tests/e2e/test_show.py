@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+"""minimt show and translate --show (attention in the terminal), and minimt show A B (two runs
+side by side), on the shipped model.
+
+    test_show.py --minimt MINIMT_BINARY
+
+Checks, against the dumps' own numbers read here in Python:
+  - the three colour modes: --color never and NO_COLOR draw plain ASCII with no escape
+    sequence; on a terminal (a pseudo-terminal here) without COLORTERM, Unicode shades; TERM
+    naming a 256-colour terminal, xterm's 256 colours (48;5;N); COLORTERM=truecolor, 24-bit
+    colour whose first cell is the colour of its weight on colour_scales.json's sequential
+    scale, worked out here;
+  - the plain cells: each one's character is the weight's level on the 10-step ramp the legend
+    prints, computed here from the dump;
+  - width: a 60-token sentence at 80 columns splits into blocks, no line wider than 80 columns,
+    every row label in every block;
+  - the average's title names the heads it is over, and a head --mask-heads switched off is
+    named as masked and left out of it;
+  - show A B: the per-head table's largest change equals the largest |B - A| computed here from
+    the two dumps (without and with --mask-heads), and a dump of other tokens is refused naming
+    the sentence and the token;
+  - the dump says which compute type wrote it, and --dump-layers -1 labels the last layer by
+    its number;
+  - translate --show draws each line's heatmap on stderr, and a layer the model lacks is refused;
+  - show's header names the compute type and the dump's notes;
+  - usage errors: a misspelled subcommand gets a suggestion, a subcommand's error points to its
+    own --help, and view and show say why a dump cannot be read.
+Ends with "N passed, N failed"; exits 1 on any failure.
+"""
+
+import json
+import math
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+
+tally = support.Tally()
+check = tally.check
+ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def run(minimt, args, env=None):
+    environment = dict(os.environ)
+    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
+        environment.pop(name, None)
+    environment.update(env or {})
+    result = subprocess.run([minimt, *args], capture_output=True, timeout=300, env=environment)
+    return result.returncode, result.stdout.decode(), result.stderr.decode()
+
+
+def run_on_terminal(minimt, args, env):
+    """Runs with stdout on a pseudo-terminal; returns (exit status, what it printed)."""
+    environment = dict(os.environ)
+    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
+        environment.pop(name, None)
+    environment.update(env)
+    main, secondary = pty.openpty()
+    process = subprocess.Popen([minimt, *args], stdout=secondary, stderr=subprocess.PIPE,
+                               env=environment)
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the other side closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    process.wait(timeout=300)
+    return process.returncode, b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def sequential_colour(root, weight):
+    with open(os.path.join(root, "src", "app", "view", "colour_scales.json"), encoding="utf-8") as f:
+        stops = json.load(f)["sequential"]["stops"]
+    last = len(stops) - 1
+    x = min(1.0, max(0.0, weight)) * last
+    i = min(last - 1, int(x))
+    t = x - i
+    # Rounded half away from zero, as C's lround (Python's round() would round half to even).
+    return tuple(int(math.floor(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * t + 0.5))
+                 for k in range(3))
+
+
+def columns(text):
+    """Terminal columns of a line without escape sequences (the labels here are narrow)."""
+    return len(ESCAPE.sub("", text))
+
+
+def main():
+    minimt, root = support.minimt_path(__doc__), support.ROOT
+    model = os.path.join(root, "models", "en-fr")
+    scratch = tempfile.mkdtemp(prefix="minimt-show-")
+    plain_dump = os.path.join(scratch, "plain.json")
+    masked_dump = os.path.join(scratch, "masked.json")
+    other_dump = os.path.join(scratch, "other.json")
+    sentence = "The black cat sees the small dog."
+    status, _, err = run(minimt, ["score", "-m", model, "--dump-attention", plain_dump,
+                                  sentence, "Le chat noir voit le petit chien."])
+    check(status == 0, "score --dump-attention", err)
+    status, _, err = run(minimt, ["score", "-m", model, "--dump-attention", masked_dump,
+                                  "--mask-heads", "cross:0:1,cross:2:1", sentence,
+                                  "Le chat noir voit le petit chien."])
+    check(status == 0, "score --mask-heads --dump-attention", err)
+    status, _, err = run(minimt, ["score", "-m", model, "--dump-attention", other_dump,
+                                  sentence, "Le chat noir voit le chien."])
+    check(status == 0, "score of another translation", err)
+    with open(plain_dump, encoding="utf-8") as f:
+        plain = json.load(f)
+    with open(masked_dump, encoding="utf-8") as f:
+        masked = json.load(f)
+    check(plain.get("compute_type") == "float32", "the dump says its compute type",
+          repr(plain.get("compute_type")))
+
+    # Plain: every cell the level of its weight on the legend's 10-step ramp.
+    status, out, err = run(minimt, ["show", plain_dump, "--head", "0", "--color", "never"])
+    check(status == 0 and ESCAPE.search(out) is None and
+          not any(c in out for c in "\u2591\u2592\u2593\u2588\x1b"),
+          "--color never: plain characters, no shade, no escape sequence", err + out)
+    s = plain["sentences"][0]
+    cross = s["cross_attention"][-1][0]  # the last layer, head 0: [T][S]
+    ramp = " .:-=+*#%@"
+    expected = []
+    for i, row in enumerate(cross):
+        cells = "".join(ramp[int(round(min(1.0, w) * 9 + 1e-9)) if w > 0 else 0] * 2 for w in row)
+        expected.append(cells)
+    labels = s["decoder_input_tokens"]
+    lines = out.splitlines()
+    found = 0
+    for label, cells in zip(labels, expected):
+        if any(l.lstrip().startswith(label + " ") and cells.rstrip() in l
+               for l in lines):
+            found += 1
+    check(found == len(expected), "plain cells: each row's characters are its weights' levels",
+          "%d of %d\n%s\n%r" % (found, len(expected), out, expected))
+    check("layer 2" in out and "head 0" in out, "the title names the layer's number and the head",
+          out[:300])
+    status, out2, _ = run(minimt, ["show", plain_dump, "--head", "0"], {"NO_COLOR": "1"})
+    check(out2 == out, "not a terminal, NO_COLOR: the same plain drawing")
+
+    # On a terminal: shades, 256 colours, 24-bit colour.
+    status, shaded = run_on_terminal(minimt, ["show", plain_dump, "--width", "100"],
+                                     {"TERM": "xterm"})
+    check(status == 0 and ESCAPE.search(shaded) is None and any(c in shaded for c in "\u2591\u2592\u2593\u2588"),
+          "a terminal without colour words: Unicode shades", shaded[:500])
+    status, colours256 = run_on_terminal(minimt, ["show", plain_dump, "--width", "100"],
+                                         {"TERM": "xterm-256color"})
+    check(status == 0 and "\x1b[48;5;" in colours256 and "\x1b[48;2;" not in colours256,
+          "TERM=xterm-256color: 256 colours", colours256[:500])
+    status, true_colour = run_on_terminal(
+        minimt, ["show", plain_dump, "--head", "0", "--width", "100"],
+        {"TERM": "xterm-256color", "COLORTERM": "truecolor"})
+    cells = re.findall(r"\x1b\[48;2;(\d+);(\d+);(\d+)m  ", true_colour)
+    want = sequential_colour(root, cross[0][0])
+    check(status == 0 and cells and tuple(int(c) for c in cells[0]) == want,
+          "COLORTERM=truecolor: the first cell is its weight's colour", "%r %r" % (cells[:1], want))
+    status, forced, _ = run(minimt, ["show", plain_dump, "--color", "always"],
+                         {"COLORTERM": "truecolor"})
+    check("\x1b[48;2;" in forced, "--color always: colour even into a pipe")
+
+    # Width: 60 tokens in 80 columns.
+    long_source = " ".join(["the cat"] * 30)
+    long_dump = os.path.join(scratch, "long.json")
+    status, _, err = run(minimt, ["translate", "-m", model, "--max-length", "60",
+                                  "--dump-attention", long_dump, long_source])
+    with open(long_dump, encoding="utf-8") as f:
+        long_sentence = json.load(f)["sentences"][0]
+    source_tokens = long_sentence["source_tokens"]
+    check(len(source_tokens) >= 60, "a sentence of at least 60 source tokens", str(len(source_tokens)))
+    status, wide, err = run(minimt, ["show", long_dump, "--type", "encoder"], {"COLUMNS": "80"})
+    widths = [columns(l) for l in wide.splitlines()]
+    check(status == 0 and max(widths) <= 80, "80 columns: no line wider", "%d %s" % (max(widths), err))
+    blocks = re.findall(r"columns (\d+)-(\d+) of (\d+)", wide)
+    check(len(blocks) >= 2 and blocks[-1][1] == blocks[-1][2] == str(len(source_tokens)),
+          "the columns split into blocks that end with the last token", repr(blocks))
+    status, wide_colour, _ = run(minimt, ["show", long_dump, "--type", "encoder", "--color",
+                                          "always", "--width", "80"], {"COLORTERM": "truecolor"})
+    check(max(columns(l) for l in wide_colour.splitlines()) <= 80,
+          "80 columns in colour too (escape sequences take no column)")
+
+    # The average over heads, and masked heads named.
+    status, out, _ = run(minimt, ["show", masked_dump, "--color", "never"])
+    check("average of heads 0, 2, 3" in out and "head 1 masked" in out,
+          "the average names its heads and the masked one", out[:400])
+    status, out, _ = run(minimt, ["show", masked_dump, "--head", "1", "--color", "never"])
+    check("masked" in out.splitlines()[2], "a masked head's title says so", out[:200])
+
+    # Two runs: B - A, the largest change per head against the dumps.
+    status, diff, err = run(minimt, ["show", plain_dump, masked_dump, "--color", "never"])
+    check(status == 0, "show A B", err)
+    table = diff[diff.find("largest change per head"):]
+    row = re.search(r"^cross\s+2\s+1\s+([-+][0-9.]+)\s+([0-9.]+)\s+([0-9.]+)", table, re.M)
+    a = plain["sentences"][0]["cross_attention"][-1][1]
+    b = masked["sentences"][0]["cross_attention"][-1][1]
+    largest = max((bv - av for ar, br in zip(a, b) for av, bv in zip(ar, br)), key=abs)
+    check(row and abs(float(row.group(1)) - largest) < 1e-4 and float(row.group(3)) == 0,
+          "the masked head's largest change is -its largest weight", "%r %f" % (row and row.groups(), largest))
+    # Every other head: its largest change from the dumps, listed when not 0, else counted.
+    unchanged = 0
+    for key, type_name in (("encoder_self_attention", "encoder"),
+                           ("decoder_self_attention", "decoder"), ("cross_attention", "cross")):
+        for layer, (la, lb) in enumerate(zip(plain["sentences"][0][key], masked["sentences"][0][key])):
+            for head, (ha, hb) in enumerate(zip(la, lb)):
+                change = max(abs(y - x) for ra, rb in zip(ha, hb) for x, y in zip(ra, rb))
+                if type_name == "cross" and head == 1 and layer in (0, 2):
+                    continue
+                if change == 0:
+                    unchanged += 1
+                    continue
+                r = re.search(r"^%s\s+%d\s+%d\s+([-+][0-9.]+)" % (type_name, layer, head),
+                              table, re.M)
+                check(r and abs(abs(float(r.group(1))) - change) < 1e-4,
+                      "%s layer %d head %d: the largest change of the dumps" % (type_name, layer, head),
+                      "%r %f" % (r and r.group(1), change))
+    check(("and %d heads with B - A = 0 in every cell" % unchanged) in table,
+          "the heads that did not change are counted", "%d\n%s" % (unchanged, table))
+    status, _, err = run(minimt, ["show", plain_dump, other_dump])
+    check(status != 0 and "sentence 1" in err and "decoder input token" in err and "'▁petit'" in err,
+          "dumps of other tokens: refused, naming the sentence and the token", err)
+
+    # --dump-layers -1 labels the layer by its number.
+    status, _, err = run(minimt, ["score", "-m", model, "--dump-attention", other_dump,
+                                  "--dump-layers", "-1", "--dump-types", "cross", sentence,
+                                  "Le chat."])
+    status, out, err = run(minimt, ["show", other_dump, "--color", "never"])
+    check(status == 0 and "layer 2" in out.splitlines()[2] and "layer -1" not in out,
+          "--dump-layers -1: labelled layer 2", out[:200] + err)
+
+    # translate --show: the heatmap on stderr.
+    status, out, err = run(minimt, ["translate", "-m", model, "--show", "cross:-1:avg", "-q",
+                                    "--color", "never", sentence])
+    check(status == 0 and out.strip() and "cross-attention" in err.lower() and "sentence 1" in err,
+          "translate --show: the translation on stdout, the heatmap on stderr", out + err)
+    status, _, err = run(minimt, ["translate", "-m", model, "--show", "cross:7", sentence])
+    check(status != 0 and "layer 7" in err, "translate --show: a layer the model lacks", err)
+
+    # The header: the model and compute type, and the dump's notes on what the scores include.
+    noted = dict(plain, notes=["the relative position bias is part of the score"])
+    noted_dump = os.path.join(scratch, "noted.json")
+    with open(noted_dump, "w", encoding="utf-8") as f:
+        json.dump(noted, f)
+    status, out, err = run(minimt, ["show", noted_dump, "--color", "never"])
+    head = out.splitlines()[:2]
+    check(status == 0 and head[0].endswith("compute type float32") and
+          head[1] == "note: the relative position bias is part of the score",
+          "show's header: the compute type and the dump's notes", repr(head) + err)
+
+    # Usage errors: a suggestion, the subcommand's help, why a dump cannot be read.
+    status, _, err = run(minimt, ["transate", "x"])
+    check(status == 2 and "Did you mean 'translate'?" in err, "a misspelled subcommand", err)
+    status, _, err = run(minimt, ["show", plain_dump, "--type", "crosss"])
+    check(status == 2 and "Run 'minimt show --help' for usage." in err,
+          "a subcommand's usage error points to its own help", err)
+    status, _, err = run(minimt, ["view", os.path.join(scratch, "nope.json")])
+    check(status == 1 and "No such file or directory" in err, "view of a missing file says why", err)
+    status, _, err = run(minimt, ["show", scratch])
+    check(status == 1 and "is a directory" in err, "show of a directory says why", err)
+
+    shutil.rmtree(scratch)
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -221,6 +221,9 @@ RANDOM_MODELS = {
                    "--decoder-layers", "3", "--max-positions", "64", "--eos-boost", "3"],
     "view-big": ["--d-model", "64", "--heads", "8", "--encoder-layers", "6",
                  "--decoder-layers", "6", "--max-positions", "64", "--eos-boost", "-20"],
+    # the page's views of the dump's extras (tests/e2e/test_inside_page.py): 2 + 2 layers
+    "inside": ["--d-model", "32", "--heads", "4", "--encoder-layers", "2", "--decoder-layers", "2",
+               "--max-positions", "40", "--eos-boost", "2"],
     # bad models: each a copy of this one, broken one way; the tokenizers' sizes differ
     "bad-models": ["--seed", "5", "--target-vocab", "60"],
     # convert: untied, with a final logits bias, pre-norm, F32

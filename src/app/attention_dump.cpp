@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "app/dump_extras.h"
 #include "minimt/app/dump_schema.h"
 #include "minimt/app/rollout.h"
 #include "minimt/base/error.h"
@@ -218,18 +219,22 @@ void AttentionDumpWriter::add(const Translation& t) {
     out_ << ",\n " << key(encoder.key);
     write_matrices(out_, encoder_layers, heads_, s, s,
                    [&](int l, int h, int i, int j) { return r.encoder(l, h, i, j); });
+    write_type_extras(out_, selection_, {encoder, encoder_layers, heads_, s, s}, r);
   }
   if (kept(decoder)) {
     out_ << ",\n " << key(decoder.key);
     write_matrices(out_, decoder_layers, heads_, steps, steps,
                    [&](int l, int h, int i, int j) { return r.decoder_self(l, h, i, j); });
+    write_type_extras(out_, selection_, {decoder, decoder_layers, heads_, steps, steps}, r);
   }
   if (kept(cross)) {
     out_ << ",\n " << key(cross.key);
     write_matrices(out_, decoder_layers, heads_, steps, s,
                    [&](int l, int h, int i, int j) { return r.cross(l, h, i, j); });
+    write_type_extras(out_, selection_, {cross, decoder_layers, heads_, steps, s}, r);
   }
   if (selection_.rollout) write_rollout(r);
+  if (selection_.logit_lens > 0) write_layer_predictions(out_, t, target, decoder_layers);
   out_ << '}';
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <streambuf>
 
+#include "app/dump_extras_reader.h"
 #include "app/dump_selection.h"
 #include "minimt/base/error.h"
 #include "minimt/model/json_dom_builder.h"
@@ -191,6 +192,7 @@ DumpSentence read_sentence(const json& entry, int number, const Selection& selec
   const size_t sources = s.source_tokens.size(), steps = s.decoder_input_tokens.size();
   s.encoder_rollout = read_rollout(entry, schema::kEncoderRollout, sources, sources, where);
   s.cross_rollout = read_rollout(entry, schema::kCrossRollout, steps, sources, where);
+  read_sentence_extras(entry, selection, s, where);
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "minimt/app/alignment.h"
 #include "minimt/app/dump_schema.h"
@@ -19,7 +20,7 @@ namespace {
 namespace limits = request_limits;
 
 // Numbers in messages as people write them: 0.001 rather than 0.001000.
-std::string number(double value) {
+std::string number_text(double value) {
   std::ostringstream text;
   text << value;
   return text.str();
@@ -34,8 +35,8 @@ class Checker {
   template <typename Number>
   void range(const std::string& field, Number value, Number low, Number high) const {
     if (!(value >= low && value <= high))
-      fail(field, name(field) + ": " + number(value) + " is not in [" + number(low) + ", " +
-                      number(high) + "]");
+      fail(field, name(field) + ": " + number_text(value) + " is not in [" + number_text(low) +
+                      ", " + number_text(high) + "]");
   }
 
   void problem(const std::string& field, const std::string& problem) const {
@@ -69,6 +70,7 @@ void check_values(const Request& request, const Checker& check) {
   check.problem("align_rule",
                 align_rule_problem(r.align_rule.empty() ? default_align_rule() : r.align_rule));
   check.range("alternatives", r.alternatives, 0, limits::kMaxAlternatives);
+  check.range("logit_lens", r.logit_lens, 0, limits::kMaxAlternatives);
   if (r.show) {
     try {
       parse_heatmap_choice(*r.show);
@@ -108,9 +110,15 @@ void check_combinations(const Request& request, const Checker& check) {
                                    " lists tokens in JSON Lines output only (text has one "
                                    "translation per line): add " +
                                    check.name("format") + " jsonl");
-  if (r.rollout && !r.dump_attention && !r.view)
-    check.fail("rollout", check.name("rollout") + " adds to " + check.name("dump_attention") +
-                              " or " + check.name("view") + ": give one of them");
+  const std::pair<const char*, bool> additions[] = {{"rollout", r.rollout},
+                                                    {"dump_scores", r.dump_scores},
+                                                    {"dump_vectors", r.dump_vectors},
+                                                    {"dump_norms", r.dump_norms},
+                                                    {"logit_lens", r.logit_lens > 0}};
+  for (const auto& [field, asked] : additions)
+    if (asked && !r.dump_attention && !r.view)
+      check.fail(field, check.name(field) + " adds to " + check.name("dump_attention") + " or " +
+                            check.name("view") + ": give one of them");
   // Lines in flight are at most 4 batches per thread (batch_runner.cpp): bound them, so that a
   // typo (batch_size 65536, threads 1024) is refused rather than run out of memory.
   const int threads = request_threads(request);

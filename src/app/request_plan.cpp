@@ -43,6 +43,10 @@ TranslateOptions translate_options(const Request& request) {
               : s.prefix_column                   ? LineColumns::kSourceAndPrefix
                                                   : LineColumns::kSource;
   t.alternatives = std::max(r.alternatives, drawn ? kAlternativesDrawn : 0);
+  if (drawn) {
+    t.record_extras = {r.dump_scores, r.dump_vectors, r.dump_norms, r.logit_lens > 0};
+    t.logit_lens = r.logit_lens;
+  }
   return t;
 }
 
@@ -96,6 +100,10 @@ RequestPlan plan_request(const Request& request, const Model& model, FieldSpelli
   plan.selection.layers = r.dump_layers;
   plan.selection.heads = r.dump_heads;
   plan.selection.rollout = r.rollout;
+  plan.selection.scores = r.dump_scores;
+  plan.selection.vectors = r.dump_vectors;
+  plan.selection.norms = r.dump_norms;
+  plan.selection.logit_lens = r.logit_lens;
   // Written to the dump: its weights are those of the masked model.
   if (plan.batch.translate.head_mask)
     plan.selection.masked_heads = plan.batch.translate.head_mask->to_string();

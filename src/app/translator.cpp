@@ -107,8 +107,9 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
     return false;
   }
   if (options.record_attention)
-    result.attention = std::make_shared<AttentionRecord>(AttentionRecord::for_sentence(
-        c, static_cast<int>(result.source_ids.size()), options.record_cross_only));
+    result.attention = std::make_shared<AttentionRecord>(
+        AttentionRecord::for_sentence(c, static_cast<int>(result.source_ids.size()),
+                                      options.record_cross_only, options.record_extras));
   return true;
 }
 

@@ -28,8 +28,9 @@ void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfi
     pointers.push_back(&states[i]);
     outputs.push_back(&items[i].owner->output_ids);
   }
-  std::vector<ForcedOutput> forced = teacher_force(
-      decoder, pointers, outputs, c.decoder_start_token, options.alternatives, c.target_vocab_size);
+  std::vector<ForcedOutput> forced =
+      teacher_force(decoder, pointers, outputs, c.decoder_start_token, options.alternatives,
+                    c.target_vocab_size, options.logit_lens);
   for (size_t i = 0; i < items.size(); ++i) {
     Translation& owner = *items[i].owner;
     if (scoring) {
@@ -39,6 +40,7 @@ void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfi
       owner.ranking_score = ranking_score(given, 0.0f);
     }
     owner.alternatives = std::move(forced[i].alternatives);
+    owner.layer_predictions = std::move(forced[i].layer_predictions);
   }
 }
 

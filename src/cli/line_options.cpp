@@ -72,7 +72,8 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
 }
 
 // --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --show, --color, --width,
-// --rollout.
+// --rollout, and what the weights come from: --dump-scores, --dump-vectors, --dump-norms,
+// --logit-lens.
 void add_attention_options(CLI::App& command, LineRunArgs& args) {
   RecordSettings& record = args.request.record;
   CLI::Option* dump =
@@ -124,6 +125,22 @@ void add_attention_options(CLI::App& command, LineRunArgs& args) {
                    "2020, a heuristic): encoder_rollout [S][S] over every encoder layer, and "
                    "cross_rollout [T][S], the head-averaged cross-attention of the last decoder "
                    "layer times it");
+  command.add_flag("--dump-scores", record.dump_scores,
+                   "with --dump-attention or --view: add each type's scores, the softmax's input "
+                   "q.k/sqrt(d_k): encoder_self_scores, decoder_self_scores (null where the "
+                   "causal mask is), cross_scores; a masked head's scores too");
+  command.add_flag("--dump-vectors", record.dump_vectors,
+                   "with --dump-attention or --view: add each head's query, key and value "
+                   "vectors (bias included, unscaled): TYPE_queries, TYPE_keys, TYPE_values");
+  command.add_flag("--dump-norms", record.dump_norms,
+                   "with --dump-attention or --view: add ||a_ij v_j W_O^h||, what key j adds to "
+                   "query i through head h (Kobayashi et al. 2020), as TYPE_weighted_norms, and "
+                   "each head's whole contribution ||sum_j a_ij v_j W_O^h|| as TYPE_head_norms");
+  add_ranged_option(command, "--logit-lens", record.logit_lens,
+                    "with --dump-attention or --view: the K most likely tokens had the output "
+                    "layer read each decoder layer's output, at each position "
+                    "(decoder_layer_predictions)",
+                    "K", 1, limits::kMaxAlternatives);
 }
 
 // --align, --align-layer, --align-heads, --align-rule.

@@ -6,6 +6,7 @@
 
 #include "minimt/base/error.h"
 #include "minimt/engine/attention.h"
+#include "minimt/engine/attention_inside.h"
 #include "minimt/engine/relative_position.h"
 
 namespace minimt {
@@ -136,13 +137,34 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
       probs = record->decoder_self_steps.back().data() + static_cast<size_t>(l) * heads * (t + 1);
     else if (record)
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * (t + n));
+    const bool inside = record && record->extras.attention();
+    float* recorded = inside && record->extras.scores
+                          ? reserve(record_scores_, static_cast<size_t>(heads) * n * (t + n))
+                          : nullptr;  // [H][n][t+n]
     multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
                          c.head_dim, true, context + first, probs, z.scores,
                          head_mask_ ? head_mask_->layer(AttentionKind::kDecoder, l) : nullptr,
-                         self_scores_);
+                         self_scores_, recorded);
     if (record && n > 1)
       record_run(probs, n, t + n, heads, l, true, record->decoder_self_steps,
                  record->decoder_self_steps.size() - n);
+    if (inside) {
+      // Position t+i is query and key t+i: both are the last n entries.
+      AttentionCall call;
+      call.layer = l;
+      call.queries = q + first;
+      call.first_query = static_cast<int>(record->decoder_inside.queries.size()) - n;
+      call.query_count = n;
+      call.context = context + first;
+      call.scores = recorded;
+      call.key_count = t + n;
+      call.keys = k + first;
+      call.values = v + first;
+      call.first_key = static_cast<int>(record->decoder_inside.keys.size()) - n;
+      call.new_keys = n;
+      call.out = &layer.self_attn.out;
+      record_inside(record->extras, call, record->decoder_inside, inside_scratch_);
+    }
     at += n;
   }
   ops::linear(layer.self_attn.out, context, total, out);  // [R, d]
@@ -169,17 +191,78 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
       probs = record->cross_steps.back().data() + static_cast<size_t>(slot) * heads * s;
     else if (record)
       probs = reserve(record_probs_, static_cast<size_t>(heads) * n * s);
+    const bool inside = record && record->extras.attention();
+    float* recorded =
+        inside && record->extras.scores
+            ? reserve(record_scores_, static_cast<size_t>(heads) * n * s)  // [H][n][S]
+            : nullptr;
     multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
                          state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
                          context + at * width, probs, z.scores,
                          head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr,
-                         ScoreOptions{c.scale_attention_scores});
+                         ScoreOptions{c.scale_attention_scores}, recorded);
     if (record && n > 1)
       record_run(probs, n, s, heads, slot, false, record->cross_steps,
                  record->cross_steps.size() - n);
+    if (inside) {
+      // The keys and values are the encoder output's: recorded with the first position.
+      const int first_position = state.length;
+      AttentionCall call;
+      call.layer = l;
+      call.queries = q + at * width;
+      call.first_query = static_cast<int>(record->cross_inside.queries.size()) - n;
+      call.query_count = n;
+      call.context = context + at * width;
+      call.scores = recorded;
+      call.key_count = s;
+      if (first_position == 0) {
+        call.keys = state.layers[l].cross_k.data();
+        call.values = state.layers[l].cross_v.data();
+        call.new_keys = s;
+      }
+      call.out = &layer.cross_attn.out;
+      record_inside(record->extras, call, record->cross_inside, inside_scratch_);
+    }
     at += n;
   }
   ops::linear(layer.cross_attn.out, context, total, out);  // [R, d]
+}
+
+void Decoder::record_layer_states(const float* x, int l, const std::vector<int>& rows,
+                                  const std::vector<DecoderState*>& states) {
+  const int d = config_.d_model;
+  size_t at = 0;  // first row of sentence b
+  for (size_t b = 0; b < states.size(); ++b) {
+    AttentionRecord* record = states[b]->record;
+    if (record && record->extras.layer_states) {
+      const size_t first = record->layer_states.size() - rows[b];  // the steps of these rows
+      for (int i = 0; i < rows[b]; ++i) {
+        const float* row = x + (at + i) * d;
+        std::copy(row, row + d,
+                  record->layer_states[first + i].begin() + static_cast<size_t>(l) * d);
+      }
+    }
+    at += rows[b];
+  }
+}
+
+const std::vector<float>& Decoder::layer_logits(const AttentionRecord& record, int layer,
+                                                size_t first_step, int steps) {
+  const Architecture& c = config_;
+  const int d = c.d_model;
+  float* x = reserve(lens_states_, static_cast<size_t>(steps) * d);  // [steps, d]
+  for (int t = 0; t < steps; ++t) {
+    const float* row =
+        record.layer_states.at(first_step + t).data() + static_cast<size_t>(layer) * d;
+    std::copy(row, row + d, x + static_cast<size_t>(t) * d);
+  }
+  // The model's output side, as forward() and output_logits() apply it after the last layer.
+  if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, steps);
+  if (c.output_scale != 1.0f)
+    ops::scale_in_place(x, c.output_scale, static_cast<int64_t>(steps) * d);
+  lens_logits_.resize(static_cast<size_t>(steps) * c.target_vocab_size);  // [steps, V]
+  ops::linear(weights_.output, x, steps, lens_logits_.data());
+  return lens_logits_;
 }
 
 const std::vector<float>& Decoder::step(const std::vector<int>& tokens,
@@ -244,11 +327,21 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
     const size_t per_cross =
         static_cast<size_t>((record->keeps_everything() ? c.decoder_layers : 1)) * c.num_heads;
     for (int i = 0; i < rows[b]; ++i) {
+      const int position = states[b]->length + i;
       if (record->keeps_everything())
-        record->decoder_self_steps.emplace_back(per_layer * (states[b]->length + i + 1));
+        record->decoder_self_steps.emplace_back(per_layer * (position + 1));
       record->cross_steps.emplace_back(per_cross * states[b]->source_length);
+      if (record->extras.layer_states) record->layer_states.emplace_back(c.decoder_layers * d);
+      if (!record->extras.attention()) continue;
+      record->decoder_inside.add_query(record->extras, position + 1);
+      record->decoder_inside.add_keys(record->extras, 1);
+      record->cross_inside.add_query(record->extras, states[b]->source_length);
+      if (position == 0) record->cross_inside.add_keys(record->extras, states[b]->source_length);
     }
   }
+  const bool keep_states = std::any_of(states.begin(), states.end(), [](const DecoderState* s) {
+    return s->record && s->record->extras.layer_states;
+  });
   float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]
   embed(c, weights_.target_embeddings, weights_.target_positions, tokens.data(), positions_.data(),
         total, x);
@@ -273,6 +366,7 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
     residual(c, layer.final_norm, x, total, z, [&](const float* in, float* out) {
       feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, total, z, out);
     });
+    if (keep_states) record_layer_states(x, l, rows, states);
   }
   if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, total);
   output_logits(total, rows, states);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "minimt/engine/attention.h"
+#include "minimt/engine/attention_inside.h"
 #include "minimt/engine/relative_position.h"
 
 namespace minimt {
@@ -39,6 +40,10 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
     if (!record || !record->keeps_everything()) continue;
     size_t s = batch.length(b);
     record->encoder_self.assign(static_cast<size_t>(c.encoder_layers) * heads * s * s, 0.0f);
+    if (!record->extras.attention()) continue;
+    for (size_t i = 0; i < s; ++i)
+      record->encoder_inside.add_query(record->extras, static_cast<int>(s));
+    record->encoder_inside.add_keys(record->extras, static_cast<int>(s));
   }
 
   LayerScratch& z = scratch_;
@@ -60,10 +65,28 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
         if (record && !record->keeps_everything()) record = nullptr;  // cross attention only
         float* probs =
             record ? record->encoder_self.data() + static_cast<size_t>(l) * heads * s * s : nullptr;
+        const bool inside = record && record->extras.attention();
+        float* recorded = inside && record->extras.scores
+                              ? reserve(scores_, static_cast<size_t>(heads) * s * s)  // [H][S][S]
+                              : nullptr;
         // Each sentence attends only to its own rows: the same as a padding mask.
         multi_head_attention(
             q + at, k + at, v + at, s, s, heads, c.head_dim, false, context + at, probs, z.scores,
-            head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr, scores);
+            head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr, scores, recorded);
+        if (inside) {
+          AttentionCall call;
+          call.layer = l;
+          call.queries = q + at;
+          call.query_count = s;
+          call.context = context + at;
+          call.scores = recorded;
+          call.key_count = s;
+          call.keys = k + at;
+          call.values = v + at;
+          call.new_keys = s;
+          call.out = &layer.self_attn.out;
+          record_inside(record->extras, call, record->encoder_inside, inside_scratch_);
+        }
       }
       ops::linear(layer.self_attn.out, context, rows, out);  // [N, d]
     });

@@ -106,6 +106,18 @@ TEST_CASE("check_request: combinations that cannot run, in the option's or the J
   request.record.view = true;
   CHECK(refusal(request).first.empty());
   request = Request();
+  request.record.dump_norms = true;
+  CHECK(refusal(request).first ==
+        "--dump-norms adds to --dump-attention or --view: give one of them");
+  request.record.dump_norms = false;
+  request.record.logit_lens = 3;
+  CHECK(refusal(request, FieldSpelling::kJson).first ==
+        "logit_lens adds to dump_attention or view: give one of them");
+  request.record.dump_attention = true;
+  CHECK(refusal(request).first.empty());
+  request.record.logit_lens = 1001;
+  CHECK(refusal(request).first == "--logit-lens: 1001 is not in [0, 1000]");
+  request = Request();
   request.batch_size = 4096;
   request.search.beam_size = 32;  // 131072 hypotheses
   CHECK(refusal(request).second == "batch_size");

@@ -19,6 +19,10 @@ struct DumpSelection {
   std::vector<int> layers, heads;
   std::string masked_heads;  // --mask-heads as "cross:2:1,...": written as "masked_heads"
   bool rollout = false;      // --rollout: each sentence's encoder_rollout and cross_rollout
+  bool scores = false;       // --dump-scores: <type>_scores beside each type's weights
+  bool vectors = false;      // --dump-vectors: <type>_queries, _keys, _values
+  bool norms = false;        // --dump-norms: <type>_weighted_norms, _head_norms
+  int logit_lens = 0;        // --logit-lens K: decoder_layer_predictions (K tokens each)
 };
 
 // Throws Error naming a layer or head the selection asks for and the model does not have.

@@ -12,9 +12,11 @@
 
 namespace minimt {
 
-// One attention type of one sentence, as the dump holds it.
+// One attention type of one sentence, as the dump holds it; or one of a type's extras
+// (dump_schema.h: scores, vectors, norms), whose rows and cols are the lengths of its two inner
+// lists (head norms: one column).
 struct AttentionMatrices {
-  std::string type;                       // "encoder", "decoder" or "cross"
+  std::string type;                       // "encoder", "decoder", "cross"; an extra's key
   std::vector<std::string> layer_labels;  // one per layer in the dump: "0", "2", or "-1"
   std::vector<int> heads;                 // head numbers, one per head in the dump
   int rows = 0, cols = 0;                 // queries, keys
@@ -54,9 +56,16 @@ struct DumpSentence {
   // Per output token, or none: the most likely tokens there and their probabilities.
   std::vector<std::vector<std::pair<std::string, float>>> alternatives;
   std::vector<AttentionMatrices>
-      attention;                // in the order encoder, decoder, cross; only those present
-  DumpRollout encoder_rollout;  // [source tokens][source tokens]
-  DumpRollout cross_rollout;    // [decoder input tokens][source tokens]
+      attention;  // in the order encoder, decoder, cross; only those present
+  // The extras present (--dump-scores, --dump-vectors, --dump-norms), each under its key in
+  // .type, in the dump's order; a score under the causal mask (null in the dump) is NaN.
+  std::vector<AttentionMatrices> extras;
+  // --logit-lens: per decoder layer in the dump, per decoder position, the most likely tokens
+  // there and their probabilities; empty without it.
+  std::vector<std::vector<std::vector<std::pair<std::string, float>>>> layer_predictions;
+  std::vector<std::string> lens_layer_labels;  // one per entry of layer_predictions
+  DumpRollout encoder_rollout;                 // [source tokens][source tokens]
+  DumpRollout cross_rollout;                   // [decoder input tokens][source tokens]
   bool blank() const { return error.empty() && source_tokens.empty(); }
   // The tokens along one axis of a matrix.
   const std::vector<std::string>& tokens(dump_schema::Axis axis) const {
@@ -66,6 +75,12 @@ struct DumpSentence {
   const AttentionMatrices* find(const std::string& type) const {
     for (const AttentionMatrices& m : attention)
       if (m.type == type) return &m;
+    return nullptr;
+  }
+  // An extra by its key ("cross_scores"); nullptr if the dump has none.
+  const AttentionMatrices* find_extra(const std::string& key) const {
+    for (const AttentionMatrices& m : extras)
+      if (m.type == key) return &m;
     return nullptr;
   }
 };
@@ -80,7 +95,9 @@ struct AttentionDump {
 };
 
 // Checks and converts a parsed dump; `name` prefixes error messages. Throws Error when the
-// document is not a minimt-attention dump of version 1 or a matrix does not match its tokens.
+// document is not a minimt-attention dump of version 1 or a matrix does not match its tokens,
+// or an extra breaks what dump_schema.h promises of it (its shape, null exactly where the causal
+// mask is, finite numbers, norms >= 0, probabilities in [0, 1]), naming the key and index.
 // Copes with dumps holding only some types, layers or heads ("selection"), with failed
 // sentences ("error") and with blank ones (empty token lists).
 AttentionDump parse_attention_dump(const nlohmann::json& document, const std::string& name);

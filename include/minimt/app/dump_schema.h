@@ -13,13 +13,22 @@
 //                 "output_tokens": [S...], "output_log_probs": [F...],
 //                 "alternatives": [[{"token": S, "probability": F}...]...],
 //                 KEY: [layer][head][row][col] for each type kept,
-//                 "encoder_rollout": [S][S], "cross_rollout": [T][S] (only with --rollout)}]}
+//                 "encoder_rollout": [S][S], "cross_rollout": [T][S] (only with --rollout),
+//                 PREFIX_scores: [layer][head][row][col], null where the causal mask is
+//                 (--dump-scores); PREFIX_queries [layer][head][row][d_k], PREFIX_keys
+//                 [layer][head][col][d_k], PREFIX_values [layer][head][col][d_v]
+//                 (--dump-vectors); PREFIX_weighted_norms [layer][head][row][col],
+//                 PREFIX_head_norms [layer][head][row] (--dump-norms), for each type kept;
+//                 "decoder_layer_predictions": [layer][T][{"token", "probability"}...]
+//                 (--logit-lens K, whatever the types kept)}]}
 // output_log_probs (one per output token) and alternatives (the most likely tokens at each
 // output position) are optional: dumps written before them are read as they were. So are
 // compute_type and the selection's encoder_layers and decoder_layers (the layer numbers the
 // selection's "layers" gave in each stack, negative ones counted from its end). So are the
 // rollouts (rollout.h), computed from every layer and head whatever the selection keeps; the
-// cross rollout reads the last decoder layer's cross-attention averaged over its heads.
+// cross rollout reads the last decoder layer's cross-attention averaged over its heads. The
+// extras (PREFIX_... and decoder_layer_predictions) are optional too, absent unless asked for;
+// docs/model-format.md says what each holds.
 #pragma once
 
 #include <string>
@@ -54,23 +63,40 @@ inline constexpr char kToken[] = "token";  // in each alternative
 inline constexpr char kProbability[] = "probability";
 inline constexpr char kEncoderRollout[] = "encoder_rollout";  // optional, [S][S]
 inline constexpr char kCrossRollout[] = "cross_rollout";      // optional, [T][S]
+// Optional, after a type's prefix (AttentionType::prefix): --dump-scores, --dump-vectors,
+// --dump-norms.
+inline constexpr char kScoresSuffix[] = "_scores";                 // [layer][head][row][col]
+inline constexpr char kQueriesSuffix[] = "_queries";               // [layer][head][row][d_k]
+inline constexpr char kKeysSuffix[] = "_keys";                     // [layer][head][col][d_k]
+inline constexpr char kValuesSuffix[] = "_values";                 // [layer][head][col][d_v]
+inline constexpr char kWeightedNormsSuffix[] = "_weighted_norms";  // [layer][head][row][col]
+inline constexpr char kHeadNormsSuffix[] = "_head_norms";          // [layer][head][row]
+// Optional (--logit-lens K): [decoder layer][T][{"token", "probability"}...], best first.
+inline constexpr char kDecoderLayerPredictions[] = "decoder_layer_predictions";
 
 // Which token list indexes a matrix's rows or columns.
 enum class Axis { kSource, kDecoderInput };
 
 struct AttentionType {
-  const char* type;  // the name in selection.types: "encoder", "decoder" or "cross"
-  const char* key;   // the sentence's key holding its matrices
-  Axis rows, cols;   // queries, keys
-  bool causal;       // decoder self-attention: keys after the query are masked (weight 0)
+  const char* type;    // the name in selection.types: "encoder", "decoder" or "cross"
+  const char* key;     // the sentence's key holding its matrices
+  Axis rows, cols;     // queries, keys
+  bool causal;         // decoder self-attention: keys after the query are masked (weight 0)
+  const char* prefix;  // of the extras' keys: PREFIX_scores, PREFIX_queries, ...
 };
 
 // In the order the writer writes them and the page shows them.
 inline constexpr AttentionType kAttentionTypes[] = {
-    {"encoder", "encoder_self_attention", Axis::kSource, Axis::kSource, false},
-    {"decoder", "decoder_self_attention", Axis::kDecoderInput, Axis::kDecoderInput, true},
-    {"cross", "cross_attention", Axis::kDecoderInput, Axis::kSource, false},
+    {"encoder", "encoder_self_attention", Axis::kSource, Axis::kSource, false, "encoder_self"},
+    {"decoder", "decoder_self_attention", Axis::kDecoderInput, Axis::kDecoderInput, true,
+     "decoder_self"},
+    {"cross", "cross_attention", Axis::kDecoderInput, Axis::kSource, false, "cross"},
 };
+
+// A key of the extras: the type's prefix and a suffix ("cross" and "_scores": "cross_scores").
+inline std::string extra_key(const AttentionType& type, const char* suffix) {
+  return std::string(type.prefix) + suffix;
+}
 
 // nullptr if `type` is not one of them.
 inline const AttentionType* find_attention_type(const std::string& type) {

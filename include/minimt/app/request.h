@@ -48,6 +48,10 @@ struct RecordSettings {
   std::vector<int> dump_layers;         // negative counts from the end; empty: all
   std::vector<int> dump_heads;          // empty: all
   bool rollout = false;                 // attention rollout in the dump and page
+  bool dump_scores = false;             // the softmax's input beside each type's weights
+  bool dump_vectors = false;            // each head's queries, keys and values
+  bool dump_norms = false;              // ||a_ij v_j W_O^h|| and each head's whole contribution
+  int logit_lens = 0;                   // > 0: that many tokens per decoder layer and position
   bool align = false;                   // each record gets its word alignment
   int align_layer = -1;                 // the decoder layer it reads; negative from the end
   std::vector<int> align_heads;         // the heads it averages; empty: all
@@ -81,7 +85,7 @@ inline constexpr float kMaxLengthPenalty = 10.0f;  // and -10
 inline constexpr float kMinTemperature = 1e-3f, kMaxTemperature = 1e3f;
 inline constexpr int kMaxTopK = 1 << 20;
 inline constexpr float kMinTopP = 1e-6f;
-inline constexpr int kMaxAlternatives = 1000;
+inline constexpr int kMaxAlternatives = 1000;  // also the most logit_lens
 inline constexpr int kMaxThreads = 1024;
 inline constexpr int kMaxBatchSize = 65536;
 inline constexpr long long kMaxLinesPerRound = 65536;  // threads times batch_size
@@ -107,6 +111,7 @@ class RequestError : public Error {
 // Everything that can be checked without the model: each value in its range, the combinations
 // that cannot run (n_best above beam_size, sampling with a beam, rollout with nothing to add
 // it to, too many lines or hypotheses at once). Throws RequestError.
+// (rollout, dump_scores, dump_vectors, dump_norms and logit_lens add to a dump or a page.)
 void check_request(const Request& request, FieldSpelling spelling = FieldSpelling::kOption);
 
 // Single values, for front ends that check as they parse (the CLI's option validators): the

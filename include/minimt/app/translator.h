@@ -27,6 +27,9 @@ struct TranslateOptions {
   bool keep_n_best = false;       // fill Translation::n_best even for one hypothesis
   bool record_n_best = false;     // with record_attention: every n-best entry gets its own
   int record_cross_only = -1;     // >= 0: records keep only this decoder layer's cross attention
+  RecordExtras record_extras;     // with record_attention: what the record keeps besides weights
+  int logit_lens = 0;             // > 0 (with record_extras.layer_states): Translation's
+                                  // layer_predictions keep this many tokens per layer and position
   float length_penalty = 0.0f;    // ranking: score / length^length_penalty
   SamplingOptions sampling;
   uint64_t seed = 0;   // with sampling: line L draws from line_seed(seed, L)
@@ -51,6 +54,8 @@ struct Translation {
   bool truncated = false;            // the source was cut (to kMaxLineBytes or max_positions)
   std::vector<std::string> unknown;  // parts of the source read as <unk>: distinct, first 100
   std::vector<std::vector<TokenProbability>> alternatives;  // per output id, with alternatives
+  // With logit_lens: [decoder layer][output position], the most likely tokens there.
+  std::vector<std::vector<std::vector<TokenProbability>>> layer_predictions;
   std::vector<Translation> n_best;  // with n_best > 1 (or keep_n_best): best first, [0] = this
   std::string error;                // not empty: this sentence could not be translated
   std::shared_ptr<AttentionRecord> attention;  // when recorded

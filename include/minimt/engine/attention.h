@@ -29,9 +29,12 @@ struct ScoreOptions {
 // scratch holds a row of scores when probs is null. masked_heads, if not null, holds one flag per
 // head: a flagged head's weights are multiplied by 0 (head_mask.h), so its A_r is recorded as 0
 // and its slice of context is 0.
+// record, if not null, receives the softmax's input (the scores, bias included) as [H][tq][tk],
+// only the entries the causal mask keeps (j < tk - tq + i + 1 when causal; the others are left
+// as they were), masked heads included: a head mask acts after the softmax.
 void multi_head_attention(const float* q, const float* k, const float* v, int tq, int tk, int heads,
                           int head_dim, bool causal, float* context, float* probs,
                           std::vector<float>& scratch, const char* masked_heads = nullptr,
-                          const ScoreOptions& scores = {});
+                          const ScoreOptions& scores = {}, float* record = nullptr);
 
 }  // namespace minimt

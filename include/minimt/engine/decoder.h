@@ -107,6 +107,13 @@ class Decoder {
   // elements of states taken before the call no longer point at the reordered states.
   void reorder(std::vector<DecoderState>& states, const std::vector<int>& parents);
 
+  // The logit lens: the model's output side (the final layer norm of a pre-norm model, the
+  // output projection and its bias) applied to decoder layer `layer`'s output at record steps
+  // first_step .. first_step+steps-1 (the record kept them: extras.layer_states). Returns the
+  // logits [steps, V], valid until the next call.
+  const std::vector<float>& layer_logits(const AttentionRecord& record, int layer,
+                                         size_t first_step, int steps);
+
   // Number of cross-attention K/V projections done by start(), one per layer and batch.
   long long cross_projections() const { return cross_projections_; }
 
@@ -123,15 +130,20 @@ class Decoder {
   void cross_attention(const DecoderLayerWeights& layer, int l, const float* in,
                        const std::vector<int>& rows, const std::vector<DecoderState*>& states,
                        float* out);
+  // Layer l's output x [R, d] into the records that keep layer states.
+  void record_layer_states(const float* x, int l, const std::vector<int>& rows,
+                           const std::vector<DecoderState*>& states);
 
   const Architecture& config_;
   const ModelWeights& weights_;
   const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
   std::vector<float> x_, logits_;
-  std::vector<float> relative_table_;    // T5's self-attention bias by distance, per forward
-  ScoreOptions self_scores_;             // how self-attention scores are made in this forward
-  std::vector<float> record_probs_;      // [H][T][t+T] of a run of T > 1 recorded positions
+  std::vector<float> relative_table_;  // T5's self-attention bias by distance, per forward
+  ScoreOptions self_scores_;           // how self-attention scores are made in this forward
+  std::vector<float> record_probs_;    // [H][T][t+T] of a run of T > 1 recorded positions
+  std::vector<float> record_scores_;   // [H][T][t+T]: the scores, when a record keeps them
+  std::vector<float> inside_scratch_, lens_states_, lens_logits_;  // extras and the logit lens
   std::vector<DecoderState> reordered_;  // reorder()'s destination, then the spare buffers
   std::vector<int> positions_, ones_, run_tokens_, run_rows_;
   std::vector<char> taken_;  // reorder(): the parents already handed to a child

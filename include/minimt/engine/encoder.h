@@ -29,7 +29,7 @@ class Encoder {
   void set_head_mask(const HeadMask* mask) { head_mask_ = mask; }
 
   // sources[b]: token ids incl. eos. records[b], if given and not null, receives the
-  // self-attention weights of sentence b.
+  // self-attention weights of sentence b, and the extras it asks for (record.extras).
   EncodedBatch forward(const std::vector<std::vector<int>>& sources,
                        const std::vector<AttentionRecord*>& records = {});
 
@@ -39,6 +39,7 @@ class Encoder {
   const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
   std::vector<float> bias_table_;  // T5's relative-position bias by distance, per forward
+  std::vector<float> scores_, inside_scratch_;  // recording the extras (RecordExtras) only
 };
 
 }  // namespace minimt

@@ -1,4 +1,5 @@
-// The view in the address: #sentence=2&layer=1&head=avg&show=cross&cell=12&colour=sqrt and
+// The view in the address: #sentence=2&layer=1&head=avg&show=cross&cell=12&colour=sqrt,
+// values=scores or values=norms (what the heatmaps draw), and
 // pin=TYPE.LAYER.HEAD.ROW.COL (HEAD a number or avg) to point at one cell. The page keeps the
 // address up to date, and opens the view an address asks for (minimt heads' grid links to it).
 page.address = (function () {
@@ -30,6 +31,7 @@ page.address = (function () {
     if (pick.types.value !== 'all') parts.push('show=' + pick.types.value);
     if (pick.cell.value !== 'auto') parts.push('cell=' + pick.cell.value);
     if (pick.scale.value !== 'linear') parts.push('colour=' + pick.scale.value);
+    if (pick.values.value && pick.values.value !== 'weights') parts.push('values=' + pick.values.value);
     if (pinned && pinned.figure.minimt) {
       var g = pinned.figure.minimt;
       parts.push('pin=' + [g.type, g.m.layers[g.layer], g.head === 'avg' ? 'avg' : g.m.heads[g.head],
@@ -68,6 +70,8 @@ page.address = (function () {
     if (!choose(pick.cell, wanted.cell)) pick.cell.value = 'auto';
     if (!choose(pick.scale, wanted.colour)) pick.scale.value = 'linear';
     page.controls.state.scale = pick.scale.value;
+    if (!choose(pick.values, wanted.values)) pick.values.value = 'weights';
+    page.controls.state.values = pick.values.value;
     page.render.render();
     if (wanted.pin) pinFrom(wanted.pin);
     restoring = false;

@@ -1,12 +1,13 @@
-// The header's menus: sentence, layer, head, types shown, cell size and colour scale, filled
-// from the data; which heatmaps the choice shows.
+// The header's menus: sentence, layer, head, types shown, cell size, values drawn and colour
+// scale, filled from the data; which heatmaps the choice shows.
 page.controls = (function () {
   var pick = {
     sentence: document.getElementById('pick-sentence'), layer: document.getElementById('pick-layer'),
     head: document.getElementById('pick-head'), types: document.getElementById('pick-types'),
-    cell: document.getElementById('pick-cell'), scale: document.getElementById('pick-scale')
+    cell: document.getElementById('pick-cell'), scale: document.getElementById('pick-scale'),
+    values: document.getElementById('pick-values')
   };
-  var state = { scale: 'linear' };  // the colour scale drawn
+  var state = { scale: 'linear', values: 'weights' };  // the colour scale and the values drawn
 
   function option(select, value, text) {
     var o = document.createElement('option');
@@ -23,6 +24,10 @@ page.controls = (function () {
     });
     // Rollouts (--rollout) are drawn in the section of the type they extend, not picked apart.
     page.data.kinds.forEach(function (k) { if (!k.rollout) option(pick.types, k.type, k.name.toLowerCase()); });
+    // The values menu shows only when the dump holds scores or norms to draw instead.
+    var views = page.values.available();
+    views.forEach(function (mode) { option(pick.values, mode, page.values.name(mode)); });
+    document.getElementById('values-label').hidden = views.length < 2;
     option(pick.cell, 'auto', 'auto');
     [4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32].forEach(function (px) { option(pick.cell, String(px), px + ' px'); });
   }

@@ -29,13 +29,35 @@ page.data = (function () {
       out[i] = table[bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8)];
     return out;
   }
+  // Base64 of little-endian IEEE single floats (the extras: encode_floats in attention_page.cpp).
+  function decodeFloats(b64) {
+    var bin = atob(b64), view = new DataView(new ArrayBuffer(bin.length));
+    for (var i = 0; i < bin.length; i++) view.setUint8(i, bin.charCodeAt(i));
+    var out = new Float32Array(bin.length >> 2);
+    for (var k = 0; k < out.length; k++) out[k] = view.getFloat32(4 * k, true);
+    return out;
+  }
   // The matrices of one sentence and type, unpacked on first use: [layer][head][row][col].
   function matrices(sentence, type) {
-    var m = sentence.attention[type];
+    return unpacked(sentence.attention[type], type, 0);
+  }
+  // One of a sentence's extras (--dump-scores, --dump-vectors, --dump-norms) by its dump key
+  // ("cross_scores"), unpacked as matrices() does; null when the dump has none. A causal type's
+  // scores hold the lower triangle: the cells above it are NaN here (the mask).
+  function extra(sentence, key) {
+    return sentence.inside ? unpacked(sentence.inside[key], key, NaN) : null;
+  }
+  // The key of type `type`'s extra `suffix` ("_scores", "_queries", ...).
+  function extraKey(type, suffix) {
+    return KINDS[type].prefix + suffix;
+  }
+  // m unpacked into m.full, the cells above the diagonal of a lower triangle set to `above`.
+  function unpacked(m, type, above) {
     if (!m) return null;
     if (!m.full) {
-      var packed = decode(m.w), rows = m.rows, cols = m.cols, count = m.layers.length * m.heads.length;
+      var packed = m.f ? decodeFloats(m.f) : decode(m.w), rows = m.rows, cols = m.cols, count = m.layers.length * m.heads.length;
       var full = new Float32Array(count * rows * cols), k = 0;
+      if (m.lower && above !== 0) full.fill(above);
       for (var g = 0; g < count; g++)
         for (var i = 0; i < rows; i++) {
           var end = m.lower ? Math.min(i + 1, cols) : cols;
@@ -74,5 +96,5 @@ page.data = (function () {
   }
 
   return { all: DATA, sentences: DATA.sentences, kinds: DATA.kinds, kind: KINDS,
-           matrices: matrices, weights: weights, axes: axes };
+           matrices: matrices, extra: extra, extraKey: extraKey, weights: weights, axes: axes };
 }());

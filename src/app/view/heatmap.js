@@ -1,5 +1,5 @@
 // Drawing one heatmap into its figure's two canvases (cells and labels below; reading.js draws
-// the hover outline above).
+// the hover outline above): the weights, or what the values menu picks (values.js).
 page.heatmap = (function () {
   var colours = page.colours;
 
@@ -7,6 +7,8 @@ page.heatmap = (function () {
   // sentence `s`) with `cell`-pixel cells, the labels of `box` (labels.js) and the colour scale
   // `mode`; keeps what reading a cell needs in figure.minimt.
   function draw(figure, s, type, m, layer, head, cell, box, mode) {
+    var values = page.controls.state.values, shown = page.values.source(s, type, m, values) || m;
+    if (shown === m) values = 'weights';
     var ratio = window.devicePixelRatio || 1;
     var withLabels = box.any, font = box.font, rowText = box.rowText, colText = box.colText;
     var rightText = box.rightText, left = box.left, top = box.top, right = box.right;
@@ -26,13 +28,14 @@ page.heatmap = (function () {
 
     // The cells: one pixel each in a bitmap of rows x cols, scaled up without smoothing.
     var w = page.data.weights(m, layer, head), rows = m.rows, cols = m.cols;
+    var drawn = shown === m ? w : page.data.weights(shown, layer, head), colour = page.values.painter(drawn, values, mode);
     var bitmap = document.createElement('canvas');
     bitmap.width = cols;
     bitmap.height = rows;
     var bctx = bitmap.getContext('2d'), image = bctx.createImageData(cols, rows);
     for (var i = 0; i < rows; i++)
       for (var j = 0; j < cols; j++) {
-        var rgb = colours.sequential(w[i * cols + j], mode), p = 4 * (i * cols + j);
+        var rgb = colour(drawn[i * cols + j]), p = 4 * (i * cols + j);
         image.data[p] = rgb[0]; image.data[p + 1] = rgb[1]; image.data[p + 2] = rgb[2]; image.data[p + 3] = 255;
       }
     bctx.putImageData(image, 0, 0);
@@ -68,7 +71,7 @@ page.heatmap = (function () {
       ctx.restore();
     }
     figure.minimt = { s: s, type: type, m: m, layer: layer, head: head, cell: cell, left: left, top: top,
-                      width: width, height: height, ratio: ratio, w: w };
+                      width: width, height: height, ratio: ratio, w: w, drawn: drawn, values: values };
   }
 
   return { draw: draw };

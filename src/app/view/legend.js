@@ -1,4 +1,4 @@
-// The header's legend: the colour scale of the weights as drawn, and the mask.
+// The header's legend: the colour scale of the values as drawn (values.js), and the mask.
 page.legend = (function () {
   var colours = page.colours;
 
@@ -11,7 +11,28 @@ page.legend = (function () {
     var ctx = c.getContext('2d');
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, width, height);
-    var x0 = 8, x1 = width - 14;
+    var x0 = 8, x1 = width - 14, values = page.controls.state.values;
+    ctx.fillStyle = '#5b6472';
+    ctx.font = '10px ' + page.labels.FONT_FAMILY;
+    ctx.textBaseline = 'top';
+    if (values === 'scores' || values === 'norms') {
+      // Each map is coloured up to its own largest value: the legend has no numbers but its ends.
+      for (var x = x0; x < x1; x++) {
+        var f = (x - x0) / (x1 - x0);
+        ctx.fillStyle = colours.css(values === 'scores' ? colours.diverging(2 * f - 1, 1) : colours.sequential(f, mode));
+        ctx.fillRect(x, 0, 1, 12);
+      }
+      ctx.strokeStyle = '#9aa1ab';
+      ctx.strokeRect(x0 - 0.5, 0, x1 - x0 + 1, 12);
+      ctx.fillStyle = '#5b6472';
+      ctx.textAlign = 'left';
+      ctx.fillText(values === 'scores' ? '−largest' : '0', x0, 15);
+      ctx.textAlign = 'right';
+      ctx.fillText('largest of the map', x1, 15);
+      if (values === 'scores') { ctx.textAlign = 'center'; ctx.fillText('0', (x0 + x1) / 2, 15); }
+      drawMask();
+      return;
+    }
     for (var x = x0; x < x1; x++) {
       var rgb = colours.sequential(mode === 'sqrt' ? Math.pow((x - x0) / (x1 - x0), 2) : (x - x0) / (x1 - x0), mode);
       ctx.fillStyle = 'rgb(' + rgb.join(',') + ')';
@@ -29,6 +50,10 @@ page.legend = (function () {
       ctx.fillRect(xx, 12, 1, 3);
       ctx.fillText(String(v), xx, 15);
     });
+    drawMask();
+  }
+
+  function drawMask() {
     var mask = document.getElementById('legend-mask').getContext('2d');
     mask.fillStyle = colours.maskFill(mask);
     mask.fillRect(0, 0, 24, 14);

@@ -21,9 +21,10 @@
   page.controls.fill();
   page.reading.listen();
 
-  function changed() { page.reading.unpin(); page.render.render(); }
+  function changed() { page.reading.unpin(); page.panel.hide(); page.render.render(); }
   pick.sentence.addEventListener('change', function () {
     page.reading.unpin();
+    page.panel.hide();
     page.controls.fillLayerAndHead();
     page.render.render();
   });
@@ -32,6 +33,10 @@
   });
   pick.scale.addEventListener('change', function () {
     page.controls.state.scale = pick.scale.value;
+    page.render.render();
+  });
+  pick.values.addEventListener('change', function () {
+    page.controls.state.values = pick.values.value;
     page.render.render();
   });
   var resizing = null;
@@ -44,6 +49,7 @@
   page.address.apply();
   window.addEventListener('hashchange', function () {
     page.reading.unpin();
+    page.panel.hide();
     page.address.apply();
     var section = document.querySelector('section.sentence:not([hidden])');
     if (section) section.scrollIntoView();

@@ -5,7 +5,7 @@
 # (minimt_join_view_files). The C++ side writes only the data, in place of {{data}}: the
 # generated header app/view/page_files.h holds the page before and after it, and
 # colour_scales.json for the SVG. Editing any of these files re-runs this step on the next build.
-set(MINIMT_PAGE_STYLES page.css heads_grid.css)
+set(MINIMT_PAGE_STYLES page.css heads_grid.css inside.css)
 set(MINIMT_PAGE_MODULES
   numbers.js        # printf's number formats
   colour_scales.js  # the colours, from colour_scales.json
@@ -13,12 +13,15 @@ set(MINIMT_PAGE_MODULES
   dom.js            # building elements, the data's text made visible
   labels.js         # token labels: fitting and measuring
   layout.js         # cell size and labels per row of heads
+  values.js         # what the heatmaps draw: weights, scores or weight x norm
   heatmap.js        # drawing one heatmap
   legend.js         # the header's colour legend
   controls.js       # the header's menus
+  panel.js          # a pinned row: its softmax, the neuron view, the norms
   reading.js        # hover, pin and click on a cell
   address.js        # the view in the address
   render.js         # drawing the current choice
+  lens.js           # view: the logit lens table of a sentence
   sentences.js      # view: the sentences and their empty figures
   heads_grid.js     # view: minimt heads' grid of heads
   main.js)          # starts the page

@@ -1,5 +1,6 @@
 // Reading a cell: the tooltip on hover, the outline of its row and column, and a click that
-// pins it in the header; a click on a heatmap's title shows that heatmap alone.
+// pins it in the header (and opens the panel of its row, panel.js); a click on a heatmap's
+// title shows that heatmap alone.
 page.reading = (function () {
   var tip = document.getElementById('minimt-tip'), info = document.getElementById('minimt-info');
   var shown = page.labels.shown;
@@ -23,6 +24,9 @@ page.reading = (function () {
     var masked = g.m.lower && at.j > at.i;
     var weight = masked ? 'masked: a future position, weight exactly 0' :
         'weight ' + page.numbers.weight(g.w[at.i * g.m.cols + at.j]);
+    // The value drawn, when the values menu draws something else than the weights.
+    var drawn = g.values === 'weights' || masked ? '' :
+        page.values.name(g.values) + ' ' + page.numbers.general(g.drawn[at.i * g.m.cols + at.j], 4);
     // What the model predicted at this query, how surely, and what else it considered.
     var predicted = '';
     if (a.right && a.rightProbs) {
@@ -32,7 +36,7 @@ page.reading = (function () {
           return shown(alt.token) + ' ' + alt.probability.toFixed(4);
         }).join(', ');
     }
-    return { where: where, query: query, key: key, weight: weight, predicted: predicted };
+    return { where: where, query: query, key: key, weight: weight, drawn: drawn, predicted: predicted };
   }
   function outline(figure, at) {
     var g = figure.minimt, over = figure.querySelectorAll('canvas')[1], ctx = over.getContext('2d');
@@ -59,7 +63,9 @@ page.reading = (function () {
     strong.id = 'minimt-pinned-weight';
     strong.textContent = d.weight;
     info.appendChild(strong);
+    if (d.drawn) info.appendChild(document.createTextNode(' \u00b7 ' + d.drawn));
     outline(fig, at);
+    page.panel.show(fig, at);
     page.address.save();
   }
 
@@ -79,7 +85,7 @@ page.reading = (function () {
       if (!at) { tip.hidden = true; return; }
       var d = describe(figure, at);
       tip.textContent = d.where + '\n' + d.query + '\n' + d.key + '\n' + d.weight +
-          (d.predicted ? '\n' + d.predicted : '');
+          (d.drawn ? '\n' + d.drawn : '') + (d.predicted ? '\n' + d.predicted : '');
       tip.hidden = false;
       var x = event.clientX + 14, y = event.clientY + 14;
       if (x + tip.offsetWidth > window.innerWidth) x = event.clientX - tip.offsetWidth - 10;

@@ -1,6 +1,7 @@
 // The sentences view: for each sentence of the data, its section with the texts, and per
 // attention type a section with a row of empty figures per layer (one per head, then the
-// average over heads, hidden at first) and the rollouts under it. render.js draws into them.
+// average over heads, hidden at first) and the rollouts under it, then the logit lens (lens.js).
+// render.js draws into them.
 page.sentences = (function () {
   var el = page.dom.el, visible = page.dom.visible;
   var ROLLOUT_LABEL = 'rollout: a heuristic, not an explanation';
@@ -64,6 +65,8 @@ page.sentences = (function () {
       children.push(el('p', { class: 'note' }, ['A blank line: no tokens, no attention to show.']));
     else
       page.data.kinds.forEach(function (kind) { if (!kind.rollout) children.push(attention(s, kind)); });
+    var lens = !s.error && s.source_tokens.length ? page.lens.build(s) : null;
+    if (lens) children.push(lens);
     return el('section', { class: 'sentence', id: 'sentence-' + s.number, 'data-index': String(k),
                            hidden: k ? '' : null }, children);
   }

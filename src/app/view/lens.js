@@ -1,0 +1,40 @@
+// The logit lens (--logit-lens K): what each decoder layer would predict had the model's output
+// side (its final layer norm, if any, the output projection, the softmax) read that layer's
+// output. A table, one row per layer and one column per position; each cell the most likely
+// token and its probability, coloured by it; bold where it is the token the model output; its
+// title lists the K tokens the dump kept.
+page.lens = (function () {
+  var el = page.dom.el, shown = page.labels.shown, colours = page.colours;
+
+  function cell(list, output) {
+    if (!list.length) return el('td');
+    var best = list[0], p = best[1];
+    return el('td', { class: best[0] === output ? 'output' : null,
+                      style: 'background:' + colours.css(colours.sequential(p)) + ';color:' + (p > 0.5 ? '#fff' : '#1d2330'),
+                      title: list.map(function (x) { return shown(x[0]) + ' ' + x[1].toFixed(4); }).join('\n') },
+              [shown(best[0]), el('br'), p.toFixed(3)]);
+  }
+
+  // The lens section of sentence `s`, or null when the dump has no lens.
+  function build(s) {
+    var lens = s.lens;
+    if (!lens) return null;
+    var head = [el('th', {}, ['layer'])].concat(s.decoder_input_tokens.map(function (token, t) {
+      return el('th', { title: 'reads ' + shown(token) + ', outputs ' + shown(s.output_tokens[t]) },
+                [t + ' ' + shown(token), el('br'), '\u2192 ' + shown(s.output_tokens[t])]);
+    }));
+    var rows = lens.predictions.map(function (positions, l) {
+      return el('tr', {}, [el('th', {}, ['layer ' + page.dom.visible(lens.layers[l])])].concat(
+        positions.map(function (list, t) { return cell(list, s.output_tokens[t]); })));
+    });
+    return el('section', { class: 'lens' }, [
+      el('h3', {}, ['Logit lens: what each decoder layer would predict']),
+      el('p', { class: 'axes' }, ['Rows: decoder layers; columns: positions (the token read \u2192 the token ' +
+                                  'output). Each cell: the most likely token had the output layer read this ' +
+                                  'layer\u2019s output, and its probability; bold where it is the token output. ' +
+                                  'Hover for the others kept.']),
+      el('div', { class: 'lens-table' }, [el('table', {}, [el('tr', {}, head)].concat(rows))])]);
+  }
+
+  return { build: build };
+}());

@@ -25,7 +25,11 @@ from test_batch_progress import run_on_terminal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED = os.path.join(ROOT, "models", "en-fr")
-USAGE = "\nRun 'minimt --help' for usage.\n"
+
+
+def usage(subcommand):
+    """The hint after a usage error: the subcommand's own --help."""
+    return f"\nRun 'minimt {subcommand} --help' for usage.\n"
 FULL = "minimt: error: cannot write standard output: No space left on device\n"
 
 
@@ -131,12 +135,16 @@ def check_streams(tally, minimt, model, folder):
         os.unlink(os.path.join(folder, name))
 
     # Every write failure is an error.
+    # A search path holding the one model (the shared random models' folder holds many).
+    search = os.path.join(folder, "search")
+    os.mkdir(search)
+    os.symlink(model, os.path.join(search, "batch"))
     with open("/dev/full", "wb") as full:
         for name, command in (("tokenize", [minimt, "tokenize", "-m", model, "the cat"]),
                               ("info", [minimt, "info", "-m", model]),
                               ("vocab", [minimt, "vocab", "-m", model]),
                               ("models", [minimt, "models"])):
-            env = dict(os.environ, MINIMT_MODEL_PATH=os.path.dirname(model))
+            env = dict(os.environ, MINIMT_MODEL_PATH=search)
             cases.refused(f"{name} >/dev/full", command, 1, FULL, stdout=full, env=env)
         cases.refused("translate >/dev/full", t + ["-q", "the cat"], 1,
                       err("cannot write stdout: No space left on device"), stdout=full)
@@ -162,7 +170,7 @@ def check_streams(tally, minimt, model, folder):
             ("--svg", [minimt, "view", "d.json", "--svg", ""]),
             ("out", [minimt, "convert", model, ""])):
         cases.refused(f"{' '.join(command[1:2] + [name])} \"\"", command, 2,
-                      f"minimt: {name}: {empty}{USAGE}")
+                      f"minimt: {name}: {empty}{usage(command[1])}")
 
 
 def check_numbers(tally, minimt, model, folder):
@@ -186,25 +194,25 @@ def check_numbers(tally, minimt, model, folder):
     for option, needs, values in options:
         for value, problem in values.items():
             cases.refused(f"{option} {value!r}", t + needs + [option, value, "x"], 2,
-                          f"minimt: {option}: {problem(value)}{USAGE}")
+                          f"minimt: {option}: {problem(value)}{usage('translate')}")
     for option, low, high, value in (("--length-penalty", "-10", "10", "10.5"),
                                      ("--beam-size", "1", "256", "3000000000"),
                                      ("--top-p", "1e-06", "1", "-0")):
         needs = ["--sample"] if option == "--top-p" else []
         cases.refused(f"{option} {value} out of range", t + needs + [option, value, "x"], 2,
-                      f"minimt: {option}: {value} is not in [{low}, {high}]{USAGE}")
+                      f"minimt: {option}: {value} is not in [{low}, {high}]{usage('translate')}")
     heads = [minimt, "heads", "-m", model, "-q"]
     for option, value, problem in (("--threads", "nan", not_whole),
                                    ("--batch-size", "4x", not_whole)):
         cases.refused(f"heads {option} {value}", heads + [option, value], 2,
-                      f"minimt: {option}: {problem(value)}{USAGE}")
+                      f"minimt: {option}: {problem(value)}{usage('heads')}")
     seed = t + ["--sample"]
     for value, problem in (("18446744073709551616", too_far("18446744073709551616")),
                            ("-1", "'-1' is not a whole number from 0"),
                            ("+1", "'+1' is not a whole number from 0"),
                            ("1e3", not_whole("1e3"))):
         cases.refused(f"--seed {value}", seed + ["--seed", value, "x"], 2,
-                      f"minimt: --seed: {problem}{USAGE}")
+                      f"minimt: --seed: {problem}{usage('translate')}")
     # The largest seed is a seed; so are the range ends.
     for args in (["--sample", "--seed", "18446744073709551615"], ["--length-penalty", "-10"],
                  ["--sample", "--top-p", "1", "--temperature", "1e-3"]):

@@ -1,17 +1,32 @@
 """What test_serve.py needs around minimt serve: the server as a process on a free port, HTTP
-requests to it, a tally of checks, and headless Chromium driven over the DevTools protocol on a
-pipe (--remote-debugging-pipe: JSON messages ended by a NUL byte on fds 3 and 4). Stdlib only.
+requests to it, a tally of checks, and the live page in headless Chromium (tests/browser.py).
+Stdlib only.
 """
-import fcntl
+import base64
 import http.client
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from browser import Browser  # noqa: E402
+
+
+def _wait_for(page, script, seconds=60):
+    """The first truthy value of `script` in `page`, polled; None after `seconds`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = page.evaluate(script)
+        if value:
+            return value
+        time.sleep(0.1)
+    return None
 
 
 class Tally:
@@ -90,78 +105,6 @@ class Server:
         return self.post_raw(path, json.dumps(document).encode(), timeout)
 
 
-def _above_9(fd):
-    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
-    os.close(fd)
-    return moved
-
-
-class Chromium:
-    """Headless Chromium; call(method, session, **params) sends one DevTools command."""
-
-    FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--hide-scrollbars", "--remote-debugging-pipe"]
-
-    def __init__(self, program):
-        if not shutil.which(program):
-            raise RuntimeError(program + " is not installed (tools/setup.sh --tests installs it)")
-        self.profile = tempfile.mkdtemp(prefix="chromium-")
-        commands_in, self.commands = (_above_9(fd) for fd in os.pipe())
-        self.answers, answers_out = (_above_9(fd) for fd in os.pipe())
-
-        def fds_3_and_4():
-            os.dup2(commands_in, 3)
-            os.dup2(answers_out, 4)
-
-        self.process = subprocess.Popen(
-            [program, *self.FLAGS, "--user-data-dir=" + self.profile, "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=fds_3_and_4,
-            close_fds=False)
-        os.close(commands_in)
-        os.close(answers_out)
-        self.buffer, self.next_id = b"", 0
-
-    def close(self):
-        self.process.kill()
-        self.process.wait()
-        os.close(self.commands)
-        os.close(self.answers)
-        shutil.rmtree(self.profile, ignore_errors=True)
-
-    def call(self, method, session=None, **params):
-        self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params}
-        if session:
-            message["sessionId"] = session
-        os.write(self.commands, json.dumps(message).encode() + b"\0")
-        while True:
-            while b"\0" not in self.buffer:
-                chunk = os.read(self.answers, 1 << 16)
-                if not chunk:
-                    raise RuntimeError("chromium closed the pipe")
-                self.buffer += chunk
-            text, self.buffer = self.buffer.split(b"\0", 1)
-            answer = json.loads(text)
-            if answer.get("id") == self.next_id:
-                if "error" in answer:
-                    raise RuntimeError("%s: %r" % (method, answer["error"]))
-                return answer["result"]
-
-    def evaluate(self, session, script):
-        result = self.call("Runtime.evaluate", session, expression=script, returnByValue=True)
-        return result["result"].get("value")
-
-    def wait_for(self, session, script, seconds=60):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            value = self.evaluate(session, script)
-            if value:
-                return value
-            time.sleep(0.1)
-        return None
-
-
 def browser_types_and_sends(t, server, program, model, minimt, sentence="The cat sat on the mat.",
                             screenshot=None):
     """Opens / in Chromium, types `sentence` into the box, sends it: every head must appear."""
@@ -173,35 +116,29 @@ def browser_types_and_sends(t, server, program, model, minimt, sentence="The cat
         written = json.load(f)["sentences"][0]
     heads = sum(len(written[key]) * len(written[key][0])
                 for key in ("encoder_self_attention", "decoder_self_attention", "cross_attention"))
-    browser = Chromium(program)
     try:
-        target = browser.call("Target.createTarget", url="about:blank")["targetId"]
-        session = browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        browser.call("Emulation.setDeviceMetricsOverride", session, width=1400, height=1000,
-                     deviceScaleFactor=1, mobile=False)
-        browser.call("Page.navigate", session, url="http://127.0.0.1:%d/" % server.port)
-        empty = browser.wait_for(session, "document.getElementById('live-text') && "
-                                          "document.getElementById('minimt-status').textContent")
-        t.check(empty == "ok: 0 heatmaps", "the page before a sentence: %r" % empty)
-        browser.evaluate(session, "document.getElementById('live-text').focus()")
-        browser.call("Input.insertText", session, text=sentence)
-        browser.evaluate(session, "document.getElementById('live-send').click()")
-        status = browser.wait_for(
-            session, "(function () { var s = document.getElementById('minimt-status');"
-                     " return s && /^ok: [1-9]/.test(s.textContent) && s.textContent; })()")
-        t.check(status == "ok: %d heatmaps" % heads,
-                "typed %r: status %r, want 'ok: %d heatmaps'" % (sentence, status, heads))
-        shown = browser.evaluate(session, "[document.querySelectorAll("
-                                          "'figure.heatmap:not(.average) canvas.cells').length,"
-                                          " document.getElementById('live-text').value,"
-                                          " document.querySelector('dl.texts dd').textContent]")
-        t.check(shown == [heads, sentence, sentence],
-                "after sending: heatmaps, the box and the source shown: %r" % (shown,))
-        if screenshot:
-            import base64
-            shot = browser.call("Page.captureScreenshot", session, format="png")
-            with open(screenshot, "wb") as f:
-                f.write(base64.b64decode(shot["data"]))
+        with Browser(scratch, program) as browser, \
+                browser.page("http://127.0.0.1:%d/" % server.port, size=(1400, 1000)) as page:
+            empty = _wait_for(page, "document.getElementById('live-text') && "
+                                    "document.getElementById('minimt-status').textContent")
+            t.check(empty == "ok: 0 heatmaps", "the page before a sentence: %r" % empty)
+            page.evaluate("document.getElementById('live-text').focus()")
+            browser.call("Input.insertText", page.session, text=sentence)
+            page.evaluate("document.getElementById('live-send').click()")
+            status = _wait_for(
+                page, "(function () { var s = document.getElementById('minimt-status');"
+                      " return s && /^ok: [1-9]/.test(s.textContent) && s.textContent; })()")
+            t.check(status == "ok: %d heatmaps" % heads,
+                    "typed %r: status %r, want 'ok: %d heatmaps'" % (sentence, status, heads))
+            shown = page.evaluate("[document.querySelectorAll("
+                                  "'figure.heatmap:not(.average) canvas.cells').length,"
+                                  " document.getElementById('live-text').value,"
+                                  " document.querySelector('dl.texts dd').textContent]")
+            t.check(shown == [heads, sentence, sentence],
+                    "after sending: heatmaps, the box and the source shown: %r" % (shown,))
+            if screenshot:
+                shot = browser.call("Page.captureScreenshot", page.session, format="png")
+                with open(screenshot, "wb") as f:
+                    f.write(base64.b64decode(shot["data"]))
     finally:
-        browser.close()
         shutil.rmtree(scratch, ignore_errors=True)

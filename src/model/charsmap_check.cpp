@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "minimt/base/utf8.h"
@@ -169,10 +170,8 @@ class TrieCheck {
   }
 };
 
-}  // namespace
-
-std::string charsmap_problem(std::string_view blob) {
-  if (blob.empty()) return "";  // no charsmap: SentencePiece leaves the text as it is
+// The size, the replacement strings, then every unit an input can reach.
+std::string trie_and_strings_problem(std::string_view blob) {
   if (blob.size() < 4)
     return "it is " + std::to_string(blob.size()) + " bytes, too short to hold its trie's size";
   const uint32_t trie_bytes = load_u32(blob.data());
@@ -185,6 +184,27 @@ std::string charsmap_problem(std::string_view blob) {
   const std::string_view strings = blob.substr(4 + trie_bytes);
   if (std::string problem = strings_problem(strings); !problem.empty()) return problem;
   return TrieCheck(blob.substr(4, trie_bytes), strings).run();
+}
+
+// The last charsmap found sound: a model's two tokenizers usually carry the same one (byte for
+// byte), so the second check is a comparison.
+std::mutex last_sound_mutex;
+std::string last_sound;
+
+}  // namespace
+
+std::string charsmap_problem(std::string_view blob) {
+  if (blob.empty()) return "";  // no charsmap: SentencePiece leaves the text as it is
+  {
+    const std::lock_guard<std::mutex> lock(last_sound_mutex);
+    if (blob == last_sound) return "";
+  }
+  std::string problem = trie_and_strings_problem(blob);
+  if (problem.empty()) {
+    const std::lock_guard<std::mutex> lock(last_sound_mutex);
+    last_sound.assign(blob);
+  }
+  return problem;
 }
 
 }  // namespace minimt

@@ -12,6 +12,8 @@ Checks:
   - their JSON scores stay near float32's: the mean |difference| per token under 0.02 nats;
   - every int8 kernel this CPU runs (MINIMT_KERNELS=avx512 -> VNNI, avx2, generic) gives the same
     bytes of JSON output, scores included (their int32 sums are exact);
+  - on an emulated CPU without FMA (qemu-x86_64 -cpu Nehalem) the generic kernels, in their
+    library-fma copy, give this CPU's bytes;
   - on an emulated CPU without AVX-512 (qemu-x86_64 -cpu Haswell), bf16 is refused with exit 1
     and a message naming AVX512_BF16, and int8 runs the AVX2 kernel; int8 and float32 output and
     an attention dump are byte-identical to this CPU's, OPENBLAS_CORETYPE unset in both (the
@@ -152,6 +154,17 @@ def main():
                     dumps.append(f.read())
         check(dumps[0] == dumps[1], "emulated Haswell: the attention dump of 10 sentences is "
               "byte-identical to this CPU's (the cross-CPU promise)")
+        # A CPU without FMA (Nehalem): the portable kernels run the copy that calls the C
+        # library's fma (src/engine/kernels/fma_clones.h), which this CPU never picks.
+        nehalem = [qemu, "-cpu", "Nehalem"]
+        generic = dict(scrubbed, MINIMT_KERNELS="generic")
+        info = support.run(nehalem + [minimt, "info", "--model", model], text=True).out
+        check("kernels here   openblas (default), generic" in info,
+              "emulated Nehalem: only the generic kernel and OpenBLAS are offered")
+        check(translate(minimt, model, first[:2], [], generic, prefix=nehalem) ==
+              translate(minimt, model, first[:2], [], scrubbed),
+              "emulated Nehalem, MINIMT_KERNELS=generic (the library-fma copy): the same bytes "
+              "as this CPU's fastest kernel (2 lines, scores included)")
 
     return tally.finish()
 

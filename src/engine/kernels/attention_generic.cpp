@@ -3,12 +3,13 @@
 #include <cmath>
 
 #include "engine/kernels/attention_kernels.h"
+#include "engine/kernels/fma_clones.h"
 #include "engine/kernels/row_kernels.h"
 
 namespace minimt::kernels {
 
-void attention_scores_generic(const float* q, const float* keys, int stride, int count, int dim,
-                              float scale, float* out) {
+MINIMT_FMA_CLONES void attention_scores_generic(const float* q, const float* keys, int stride,
+                                                int count, int dim, float scale, float* out) {
   const int padded = (dim + kDotLanes - 1) / kDotLanes * kDotLanes;
   for (int j = 0; j < count; ++j) {
     const float* key = keys + static_cast<long>(j) * stride;
@@ -22,8 +23,8 @@ void attention_scores_generic(const float* q, const float* keys, int stride, int
   }
 }
 
-void attention_context_generic(const float* weights, const float* values, int stride, int count,
-                               int dim, float* out) {
+MINIMT_FMA_CLONES void attention_context_generic(const float* weights, const float* values,
+                                                 int stride, int count, int dim, float* out) {
   for (int d = 0; d < dim; ++d) {
     float sum = 0.0f;
     for (int j = 0; j < count; ++j)

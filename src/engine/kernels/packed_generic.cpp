@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/kernels/fma_clones.h"
 #include "engine/kernels/packed_kernels.h"
 
 namespace minimt::kernels {
@@ -12,8 +13,9 @@ namespace {
 constexpr int kPanel = PackedMatrix::kPanel;
 
 // One row of x against one panel: even k into `even`, odd k into `odd`, then (even + odd) + b.
-void panel_row(const float* panel, int k, const float* row, const float* bias, int valid,
-               float* out) {
+// Inlined into each copy of packed_linear_generic (fma_clones.h).
+inline __attribute__((always_inline)) void panel_row(const float* panel, int k, const float* row,
+                                                     const float* bias, int valid, float* out) {
   float even[kPanel] = {}, odd[kPanel] = {};
   int i = 0;
   for (; i + 1 < k; i += 2) {
@@ -31,8 +33,8 @@ void panel_row(const float* panel, int k, const float* row, const float* bias, i
 
 }  // namespace
 
-void packed_linear_generic(const PackedMatrix& weight, const float* bias, const float* x, int m,
-                           int ldx, float* y) {
+MINIMT_FMA_CLONES void packed_linear_generic(const PackedMatrix& weight, const float* bias,
+                                             const float* x, int m, int ldx, float* y) {
   const int n = weight.rows(), k = weight.cols();
   for (int p = 0; p < weight.panels(); ++p) {
     const int column = p * kPanel;

@@ -174,17 +174,16 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
 
   report("the unmasked model");
   std::vector<SentencePair> kept;  // the pairs that score; the others are reported, left out
-  const Pass base = score_pass(translator, pairs, nullptr, options.batch_size,
-                               [&](size_t i, const Translation& t) {
-                                 if (!t.ok()) {
-                                   if (options.bad_pair) options.bad_pair(pairs[i], t.error);
-                                   return;
-                                 }
-                                 if (t.truncated && options.source_cut)
-                                   options.source_cut(pairs[i]);
-                                 kept.push_back(pairs[i]);
-                                 if (t.attention) add_sentence(c, *t.attention, analysis.heads);
-                               });
+  auto take_unmasked = [&](size_t i, const Translation& t) {
+    if (!t.ok()) {
+      if (options.bad_pair) options.bad_pair(pairs[i], t.error);
+      return;
+    }
+    if (t.truncated && options.source_cut) options.source_cut(pairs[i]);
+    kept.push_back(pairs[i]);
+    if (t.attention) add_sentence(c, *t.attention, analysis.heads);
+  };
+  const Pass base = score_pass(translator, pairs, nullptr, options.batch_size, take_unmasked);
   if (kept.empty()) throw InputError("minimt heads: no pair in the input could be scored");
   analysis.sentences = static_cast<int>(kept.size());
   for (HeadResult& head : analysis.heads) finish_pattern(head.pattern);

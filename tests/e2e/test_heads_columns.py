@@ -244,6 +244,12 @@ def check_input(r):
     status, out, err = r.run("heads", "-i", good, "-q")
     check(out.decode().startswith("sentences 4,"), "the text counts the analysed pairs",
           out.decode()[:80])
+    # Nothing left: an error, nothing on stdout.
+    for stdin, words in ((b"\xff\n", "no sentence to analyse"),
+                         (b"\xff\n" + lines[3] + b"\n", "no pair in the input")):
+        status, out, err = r.run("heads", stdin=stdin)
+        check(status == 1 and not out and "line 1: invalid UTF-8" in err.decode() and
+              words in err.decode(), "nothing left to analyse: " + words, err.decode())
 
 
 def check_usage(r):

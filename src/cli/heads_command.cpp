@@ -114,7 +114,8 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
       ->check(non_empty_path())
       ->type_name("FILE.html");
   command.add_flag("--translate", args.request.translate,
-                   "also the change in exact match of the greedy translation (a decode per head)");
+                   "also the change in exact match of the greedy translation, and the sentences "
+                   "whose translation each masked head changes (a decode per head)");
   command.add_flag("--prune-order", args.request.prune_order,
                    "remove heads one at a time, least important first, and report the "
                    "log-probability (and exact match) after each removal");

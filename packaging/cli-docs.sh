@@ -105,6 +105,7 @@ parse_help() {
       Positionals:) section=pos && continue ;;
       Options:) section=opt && continue ;;
       Subcommands:) section=sub && continue ;;
+      "") section="" && continue ;;  # a section ends at a blank line (a footer may follow)
     esac
     [[ -n $section && $line =~ ^\ \ [^\ ] ]] || continue
     if ((i + 1 < n)) && [[ ${lines[i + 1]} =~ ^\ {30}[^\ ] ]]; then

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "minimt/base/error.h"
+
 namespace minimt {
 namespace {
 
@@ -14,42 +16,54 @@ struct Pass {
   long long tokens = 0;
 };
 
-// The reference's log-probability under mask, by teacher forcing; records go to on_record.
+// The reference's log-probability under mask, by teacher forcing, over the pairs that score;
+// every result, scored or not, goes to on_result (with the attention recorded).
 Pass score_pass(const Translator& translator, const std::vector<SentencePair>& pairs,
                 const std::shared_ptr<const HeadMask>& mask, int batch_size,
-                const std::function<void(const Translation&)>& on_record = {}) {
+                const std::function<void(size_t pair, const Translation&)>& on_result = {}) {
   TranslateOptions options;
   options.columns = LineColumns::kSourceAndTarget;
   options.head_mask = mask;
-  options.record_attention = static_cast<bool>(on_record);
+  options.record_attention = static_cast<bool>(on_result);
   Pass pass;
   for (size_t begin = 0; begin < pairs.size(); begin += batch_size) {
     std::vector<std::string> lines;
     for (size_t i = begin; i < std::min(pairs.size(), begin + batch_size); ++i)
       lines.push_back(pairs[i].source + '\t' + pairs[i].reference);
-    for (const Translation& t : translator.translate(lines, options)) {
-      if (!t.ok()) continue;
-      pass.log_prob += t.score;
-      pass.tokens += static_cast<long long>(t.log_probs.size());
-      if (on_record) on_record(t);
+    const std::vector<Translation> results = translator.translate(lines, options);
+    for (size_t k = 0; k < results.size(); ++k) {
+      const Translation& t = results[k];
+      if (t.ok()) {
+        pass.log_prob += t.score;
+        pass.tokens += static_cast<long long>(t.log_probs.size());
+      }
+      if (on_result) on_result(begin + k, t);
     }
   }
   return pass;
 }
 
-// The share of sentences whose greedy translation under mask is the reference.
-double exact_match(const Translator& translator, const std::vector<SentencePair>& pairs,
-                   const std::shared_ptr<const HeadMask>& mask, int batch_size) {
+// The greedy translation of every pair's source under mask.
+std::vector<std::string> greedy_texts(const Translator& translator,
+                                      const std::vector<SentencePair>& pairs,
+                                      const std::shared_ptr<const HeadMask>& mask, int batch_size) {
   TranslateOptions options;
   options.head_mask = mask;
-  long long same = 0;
+  std::vector<std::string> texts;
   for (size_t begin = 0; begin < pairs.size(); begin += batch_size) {
     std::vector<std::string> lines;
-    const size_t end = std::min(pairs.size(), begin + batch_size);
-    for (size_t i = begin; i < end; ++i) lines.push_back(pairs[i].source);
-    std::vector<Translation> out = translator.translate(lines, options);
-    for (size_t i = begin; i < end; ++i) same += out[i - begin].text == pairs[i].reference;
+    for (size_t i = begin; i < std::min(pairs.size(), begin + batch_size); ++i)
+      lines.push_back(pairs[i].source);
+    for (Translation& t : translator.translate(lines, options)) texts.push_back(std::move(t.text));
   }
+  return texts;
+}
+
+// The share of pairs whose greedy translation is the reference.
+double exact_match_share(const std::vector<SentencePair>& pairs,
+                         const std::vector<std::string>& texts) {
+  long long same = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) same += texts[i] == pairs[i].reference;
   return pairs.empty() ? 0.0 : static_cast<double>(same) / static_cast<double>(pairs.size());
 }
 
@@ -108,7 +122,7 @@ void add_pattern_rows(PatternStats& stats, const std::vector<std::vector<float>>
                       const std::vector<std::vector<float>>* average_rows) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::vector<float>& row = rows[i];
-    if (row.empty()) continue;
+    if (row.size() < 2) continue;  // one key: weight 1 whatever the head does
     double entropy = 0;
     for (float p : row)
       if (p > 0) entropy -= p * std::log(static_cast<double>(p));
@@ -150,7 +164,6 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
                            const HeadAnalysisOptions& options) {
   const ModelConfig& c = translator.model().config();
   HeadAnalysis analysis;
-  analysis.sentences = static_cast<int>(pairs.size());
   for (AttentionKind kind :
        {AttentionKind::kEncoder, AttentionKind::kDecoder, AttentionKind::kCross})
     for (int l = 0; l < layers_of(c, kind); ++l)
@@ -160,16 +173,28 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
   };
 
   report("the unmasked model");
-  const Pass base =
-      score_pass(translator, pairs, nullptr, options.batch_size, [&](const Translation& t) {
-        if (t.attention) add_sentence(c, *t.attention, analysis.heads);
-      });
+  std::vector<SentencePair> kept;  // the pairs that score; the others are reported, left out
+  auto take_unmasked = [&](size_t i, const Translation& t) {
+    if (!t.ok()) {
+      if (options.bad_pair) options.bad_pair(pairs[i], t.error);
+      return;
+    }
+    if (t.truncated && options.source_cut) options.source_cut(pairs[i]);
+    kept.push_back(pairs[i]);
+    if (t.attention) add_sentence(c, *t.attention, analysis.heads);
+  };
+  const Pass base = score_pass(translator, pairs, nullptr, options.batch_size, take_unmasked);
+  if (kept.empty()) throw InputError("minimt heads: no pair in the input could be scored");
+  analysis.sentences = static_cast<int>(kept.size());
   for (HeadResult& head : analysis.heads) finish_pattern(head.pattern);
   analysis.tokens = base.tokens;
   const double per_token = base.tokens ? 1.0 / static_cast<double>(base.tokens) : 0.0;
   analysis.log_prob_per_token = base.log_prob * per_token;
-  if (options.translate)
-    analysis.exact_match = exact_match(translator, pairs, nullptr, options.batch_size);
+  std::vector<std::string> unmasked_texts;
+  if (options.translate) {
+    unmasked_texts = greedy_texts(translator, kept, nullptr, options.batch_size);
+    analysis.exact_match = exact_match_share(kept, unmasked_texts);
+  }
 
   std::mutex progress_lock;
   int done = 0;
@@ -177,11 +202,16 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
     HeadResult& head = analysis.heads[i];
     auto mask = std::make_shared<HeadMask>(c.encoder_layers, c.decoder_layers, c.num_heads);
     mask->mask(head.kind, head.layer, head.head);
-    const Pass masked = score_pass(translator, pairs, mask, options.batch_size);
+    const Pass masked = score_pass(translator, kept, mask, options.batch_size);
     head.delta_log_prob = (masked.log_prob - base.log_prob) * per_token;
-    if (options.translate)
-      head.delta_exact_match =
-          exact_match(translator, pairs, mask, options.batch_size) - *analysis.exact_match;
+    if (options.translate) {
+      const std::vector<std::string> texts =
+          greedy_texts(translator, kept, mask, options.batch_size);
+      head.delta_exact_match = exact_match_share(kept, texts) - *analysis.exact_match;
+      for (size_t k = 0; k < kept.size(); ++k)
+        if (texts[k] != unmasked_texts[k])
+          head.changed.push_back({kept[k].line, unmasked_texts[k], texts[k]});
+    }
     std::lock_guard<std::mutex> lock(progress_lock);
     report("head " + std::to_string(++done) + " of " + std::to_string(analysis.heads.size()));
   });
@@ -207,11 +237,11 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
                    std::to_string(head.head);
     }
     point.log_prob_per_token =
-        score_pass(translator, pairs, removed ? mask : nullptr, options.batch_size).log_prob *
+        score_pass(translator, kept, removed ? mask : nullptr, options.batch_size).log_prob *
         per_token;
     if (options.translate)
-      point.exact_match =
-          exact_match(translator, pairs, removed ? mask : nullptr, options.batch_size);
+      point.exact_match = exact_match_share(
+          kept, greedy_texts(translator, kept, removed ? mask : nullptr, options.batch_size));
     std::lock_guard<std::mutex> lock(progress_lock);
     report("pruning: " + std::to_string(removed) + " heads removed");
   });

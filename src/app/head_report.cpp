@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "minimt/app/heads_run.h"
 #include "minimt/base/json_writer.h"
 
 namespace minimt {
@@ -21,7 +22,50 @@ std::string pad(const std::string& text, size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
+// The sentences whose greedy translation changes when one head is masked, head by head in the
+// table's order.
+std::string changed_text(const HeadAnalysis& a) {
+  std::string out;
+  for (const HeadResult& h : a.heads) {
+    if (h.changed.empty()) continue;
+    out += std::string(kind_name(h.kind)) + ":" + std::to_string(h.layer) + ":" +
+           std::to_string(h.head) + ", " + std::to_string(h.changed.size()) + " sentence" +
+           (h.changed.size() == 1 ? "" : "s") + "\n";
+    for (const ChangedTranslation& c : h.changed)
+      out += "  line " + std::to_string(c.line) + ": " + c.before + " \u2192 " + c.after + "\n";
+  }
+  if (out.empty()) return "\nno greedy translation changes when any one head is masked\n";
+  return "\ngreedy translations that change when one head alone is masked (line: unmasked \u2192 "
+         "masked):\n" +
+         out;
+}
+
 }  // namespace
+
+const char* heads_column_legend() {
+  return "columns: one row per head, the most harmful to mask first\n"
+         "  d_logp/tok  the log-probability of the references with this head alone masked minus\n"
+         "              without, summed over the sentences and divided by the number of\n"
+         "              reference tokens (</s> included); teacher forcing\n"
+         "  d_exact     (with --translate) the number of sentences whose greedy translation\n"
+         "              equals the reference with this head alone masked minus without,\n"
+         "              divided by the number of sentences\n"
+         "  the other columns describe the head's pattern on the unmasked run, each a mean over\n"
+         "  query rows: one row per query position of every sentence, pooled (encoder: each\n"
+         "  source piece; decoder and cross: each reference token, </s> included), with\n"
+         "  a[i][j] the weight of query i on key j\n"
+         "  entropy     -sum_j a[i][j] ln a[i][j], in nats (0: one key; ln(keys): uniform)\n"
+         "  max         max_j a[i][j]\n"
+         "  same        a[i][i], the query's own position (encoder and decoder)\n"
+         "  prev        a[i][i-1], over the rows with i >= 1 (encoder and decoder)\n"
+         "  first       a[i][0], the first key\n"
+         "  eos         a[i][last], the source's final </s> (encoder and cross)\n"
+         "  agree       the share of rows whose largest weight is on the key where the mean of\n"
+         "              the layer's heads is largest (cross; the alignment reads that mean)\n"
+         "  left out of every pattern column: rows with a single key, whose weight is 1 whatever\n"
+         "  the head does (decoder position 0, which the causal mask lets see only itself; each\n"
+         "  row of a one-piece source); \"-\": the column does not apply to this type\n";
+}
 
 std::vector<std::pair<const char*, std::optional<double>>> head_numbers(const HeadResult& h) {
   const PatternStats& p = h.pattern;
@@ -60,6 +104,8 @@ std::string head_table_text(const HeadAnalysis& a) {
            pad(fixed_or_dash(p.alignment_agreement, 2), 7);
     out += row + "\n";
   }
+  out += std::string("\n") + heads_column_legend();
+  if (a.exact_match) out += changed_text(a);
   if (!a.prune.empty()) {
     out += "\npruning, least important first: heads removed, log-probability per token";
     out += a.exact_match ? ", exact match\n" : "\n";
@@ -83,6 +129,18 @@ std::string head_table_jsonl(const HeadAnalysis& a) {
       if (!value) continue;
       out += std::string(",\"") + name + "\":";
       append_json_float(out, static_cast<float>(*value));
+    }
+    if (a.exact_match) {
+      out += ",\"changed\":[";
+      for (size_t i = 0; i < h.changed.size(); ++i) {
+        out += std::string(i ? "," : "") + "{\"line\":" + std::to_string(h.changed[i].line) +
+               ",\"before\":";
+        append_json_string(out, h.changed[i].before);
+        out += ",\"after\":";
+        append_json_string(out, h.changed[i].after);
+        out += "}";
+      }
+      out += "]";
     }
     out += "}\n";
   }

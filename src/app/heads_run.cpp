@@ -4,9 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "minimt/app/head_page.h"
 #include "minimt/app/head_report.h"
 #include "minimt/base/error.h"
+#include "minimt/base/text_input.h"
 #include "minimt/base/utf8.h"
 
 namespace minimt {
@@ -16,21 +19,32 @@ namespace {
 constexpr int kPageExamples = 3;
 
 // source<TAB>reference lines, or sources alone (their greedy translations become the
-// references). A bad line is reported with its number and left out.
+// references). A bad line is reported with its number and left out: a reference cut short
+// would be scored as if it were the whole one.
 std::vector<SentencePair> read_pairs(const Translator& translator, LineReader& reader,
                                      const HeadsCallbacks& callbacks, long long& bad_lines) {
   std::vector<SentencePair> pairs;
   std::vector<size_t> untranslated;
   std::string line;
+  auto refuse = [&](long long number, const std::string& error) {
+    ++bad_lines;
+    if (callbacks.bad_line) callbacks.bad_line(number, error + "; left out");
+  };
   while (reader.next(line) == LineReader::Status::kLine) {
-    if (find_invalid_utf8(line) >= 0) {
-      ++bad_lines;
-      if (callbacks.bad_line) callbacks.bad_line(reader.lines_read(), "invalid UTF-8");
+    if (line.size() > kMaxLineBytes) {  // LineReader keeps one byte more than a line may have
+      refuse(reader.lines_read(),
+             "longer than " + std::to_string(kMaxLineBytes) + " bytes (64 KiB)");
+      continue;
+    }
+    const long long bad = find_invalid_utf8(line);
+    if (bad >= 0) {
+      refuse(reader.lines_read(), "invalid UTF-8 at byte " + std::to_string(bad));
       continue;
     }
     const size_t tab = line.find('\t');
     if (tab == std::string::npos) untranslated.push_back(pairs.size());
-    pairs.push_back({line.substr(0, tab), tab == std::string::npos ? "" : line.substr(tab + 1)});
+    pairs.push_back({line.substr(0, tab), tab == std::string::npos ? "" : line.substr(tab + 1),
+                     reader.lines_read()});
   }
   std::vector<std::string> sources;
   for (size_t i : untranslated) sources.push_back(pairs[i].source);
@@ -38,7 +52,17 @@ std::vector<SentencePair> read_pairs(const Translator& translator, LineReader& r
     std::vector<Translation> own = translator.translate(sources);
     for (size_t k = 0; k < untranslated.size(); ++k) pairs[untranslated[k]].reference = own[k].text;
   }
-  return pairs;
+  // A pair is scored as one SOURCE<TAB>REFERENCE line, which the translator cuts at 64 KiB: a
+  // source alone that long, with its translation after it, would lose the reference.
+  std::vector<SentencePair> kept;
+  for (SentencePair& pair : pairs) {
+    if (pair.source.size() + 1 + pair.reference.size() > kMaxLineBytes)
+      refuse(pair.line, "with its greedy translation (the reference) after it, longer than " +
+                            std::to_string(kMaxLineBytes) + " bytes (64 KiB)");
+    else
+      kept.push_back(std::move(pair));
+  }
+  return kept;
 }
 
 std::string table(const HeadAnalysis& analysis, HeadsFormat format) {
@@ -65,6 +89,7 @@ HeadsResult run_heads(std::shared_ptr<const Model> model, const HeadsRequest& re
   const Translator translator(std::move(model));
   HeadsResult result;
   result.pairs = read_pairs(translator, lines, callbacks, result.bad_lines);
+  std::vector<long long> unscored;  // lines of pairs the model cannot score, ascending
   if (result.pairs.empty()) throw InputError("minimt heads: no sentence to analyse in the input");
   HeadAnalysisOptions options;
   options.translate = request.translate;
@@ -75,7 +100,25 @@ HeadsResult run_heads(std::shared_ptr<const Model> model, const HeadsRequest& re
   options.progress = [&](const std::string&) {
     if (callbacks.pass) callbacks.pass();
   };
+  options.bad_pair = [&](const SentencePair& pair, const std::string& error) {
+    ++result.bad_lines;
+    unscored.push_back(pair.line);
+    if (callbacks.bad_line) callbacks.bad_line(pair.line, error + "; left out");
+  };
+  options.source_cut = [&](const SentencePair& pair) {
+    if (callbacks.warning)
+      callbacks.warning(pair.line, "the source is longer than the model's max_positions (" +
+                                       std::to_string(translator.model().config().max_positions) +
+                                       " tokens) and was cut");
+  };
   result.analysis = analyse_heads(translator, result.pairs, options);
+  // The pairs as analysed, for the page's examples.
+  result.pairs.erase(std::remove_if(result.pairs.begin(), result.pairs.end(),
+                                    [&](const SentencePair& pair) {
+                                      return std::binary_search(unscored.begin(), unscored.end(),
+                                                                pair.line);
+                                    }),
+                     result.pairs.end());
   result.table = table(result.analysis, request.format);
   return result;
 }

@@ -75,6 +75,10 @@ int run_heads(HeadsArgs& args) {
   callbacks.bad_line = [&](long long line, const std::string& error) {
     progress.message("minimt: error: line " + std::to_string(line) + ": " + error);
   };
+  callbacks.warning = [&](long long line, const std::string& text) {
+    if (!args.quiet)
+      progress.message("minimt: warning: line " + std::to_string(line) + ": " + text);
+  };
   callbacks.pass = [&] { progress.update(done++); };
   const HeadsResult result = run_heads(model, args.request, reader, callbacks);
   progress.clear();
@@ -110,7 +114,8 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
       ->check(non_empty_path())
       ->type_name("FILE.html");
   command.add_flag("--translate", args.request.translate,
-                   "also the change in exact match of the greedy translation (a decode per head)");
+                   "also the change in exact match of the greedy translation, and the sentences "
+                   "whose translation each masked head changes (a decode per head)");
   command.add_flag("--prune-order", args.request.prune_order,
                    "remove heads one at a time, least important first, and report the "
                    "log-probability (and exact match) after each removal");
@@ -119,7 +124,8 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
   add_ranged_option(command, "--batch-size", args.request.batch_size, "sentences per pass batch",
                     "N", 1, 4096)
       ->capture_default_str();
-  command.add_flag("-q,--quiet", args.quiet, "no progress bar");
+  command.add_flag("-q,--quiet", args.quiet, "no progress bar, no warnings");
+  command.footer(std::string("The text table's ") + heads_column_legend());
 }
 
 }  // namespace

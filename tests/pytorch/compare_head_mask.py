@@ -33,7 +33,8 @@ from minimt:
             sum of plain scores) / reference tokens, from two score --format jsonl runs
             (1e-5), and the pattern statistics equal those computed here from the plain
             score run's attention dump (entropy in nats, max, same, previous, first, eos,
-            cross arg-max agreement with the head average; 1e-5);
+            cross arg-max agreement with the head average; rows with one key, decoder
+            position 0, left out; 1e-5);
   bad-spec  translate and score with crosss:0:0, cross:9:0, cross:0, encoder:x:1, an empty
             SPEC and others: exit status 2, a message naming the problem, nothing on stdout;
             the reference's commands refuse the same SPECs with status 2;
@@ -490,6 +491,8 @@ def pattern_from_dump(sentences, kind, layer, head):
         for i, row in enumerate(matrix[head]):
             if kind == "decoder":
                 row = row[:i + 1]  # the causal zeros are not keys of query i
+            if len(row) < 2:
+                continue  # one key (decoder position 0): weight 1 whatever the head does
             sums["entropy"] -= sum(p * math.log(p) for p in row if p > 0)
             sums["max_weight"] += max(row)
             sums["first"] += row[0]

@@ -57,22 +57,52 @@ TEST_CASE("head analysis: statistics of a hand-made encoder self-attention matri
   CHECK_FALSE(stats.alignment_agreement);
 }
 
-TEST_CASE("head analysis: causal decoder rows, no eos key", "[heads][pattern]") {
+TEST_CASE("head analysis: causal decoder rows, no eos key, position 0 left out",
+          "[heads][pattern]") {
   // Decoder self-attention: query i sees keys 0..i only (the causal zeros are not keys).
+  // Query 0 sees only itself: its weight 1 is forced by the mask, so it is no row of any
+  // statistic (counted, same, first and max would each gain a 1 from it).
   const Rows rows = {{1.0f}, {0.25f, 0.75f}, {0.5f, 0.25f, 0.25f}};
   PatternStats stats;
   add_pattern_rows(stats, rows, true, -1, nullptr);
   finish_pattern(stats);
-  CHECK(stats.entropy ==
-        near((0.0 + plogp(0.25) + plogp(0.75) + plogp(0.5) + 2 * plogp(0.25)) / 3));
-  CHECK(stats.max_weight == near((1.0 + 0.75 + 0.5) / 3));
+  CHECK(stats.rows == 2);
+  CHECK(stats.entropy == near((plogp(0.25) + plogp(0.75) + plogp(0.5) + 2 * plogp(0.25)) / 2));
+  CHECK(stats.max_weight == near((0.75 + 0.5) / 2));
   REQUIRE(stats.same);
-  CHECK(*stats.same == near((1.0 + 0.75 + 0.25) / 3));
+  CHECK(*stats.same == near((0.75 + 0.25) / 2));  // not (1 + 0.75 + 0.25) / 3
   REQUIRE(stats.previous);
+  CHECK(stats.previous_rows == 2);
   CHECK(*stats.previous == near((0.25 + 0.25) / 2));
-  CHECK(stats.first == near((1.0 + 0.25 + 0.5) / 3));
+  CHECK(stats.first == near((0.25 + 0.5) / 2));  // not (1 + 0.25 + 0.5) / 3
   CHECK_FALSE(stats.eos);
   CHECK_FALSE(stats.alignment_agreement);
+}
+
+TEST_CASE("head analysis: rows with one key say nothing and are left out", "[heads][pattern]") {
+  // A one-piece source (the eos alone): every encoder and cross row has one key.
+  PatternStats encoder;
+  add_pattern_rows(encoder, {{1.0f}}, true, 0, nullptr);
+  finish_pattern(encoder);
+  CHECK(encoder.rows == 0);
+  CHECK_FALSE(encoder.same);
+  CHECK_FALSE(encoder.eos);
+  CHECK(encoder.first == 0.0);
+
+  const Rows average = {{1.0f}, {1.0f}};
+  PatternStats cross;
+  add_pattern_rows(cross, {{1.0f}, {1.0f}}, false, 0, &average);
+  // A second sentence with two source pieces: only its rows count.
+  const Rows average2 = {{0.75f, 0.25f}};
+  add_pattern_rows(cross, {{0.25f, 0.75f}}, false, 1, &average2);
+  finish_pattern(cross);
+  CHECK(cross.rows == 1);
+  CHECK(cross.max_weight == near(0.75));
+  CHECK(cross.first == near(0.25));
+  REQUIRE(cross.eos);
+  CHECK(*cross.eos == near(0.75));
+  REQUIRE(cross.alignment_agreement);
+  CHECK(*cross.alignment_agreement == near(0.0));  // key 1 against the average's key 0
 }
 
 TEST_CASE("head analysis: cross-attention rows and arg-max agreement with the head average",
@@ -97,22 +127,21 @@ TEST_CASE("head analysis: cross-attention rows and arg-max agreement with the he
 
 TEST_CASE("head analysis: sentences pool their rows; no rows gives zeros, not NaN",
           "[heads][pattern]") {
-  // Means over every row of every sentence (1 + 3 rows), not a mean of sentence means; a
+  // Means over every row of every sentence (2 + 3 rows), not a mean of sentence means; a
   // sentence's first query has no previous key.
   PatternStats stats;
-  add_pattern_rows(stats, {{1.0f}}, true, 0, nullptr);
+  add_pattern_rows(stats, {{1.0f, 0.0f}, {0.5f, 0.5f}}, true, 1, nullptr);
   add_pattern_rows(stats, {{0.5f, 0.5f, 0.0f}, {0.0f, 0.5f, 0.5f}, {0.25f, 0.25f, 0.5f}}, true, 2,
                    nullptr);
   finish_pattern(stats);
-  CHECK(stats.rows == 4);
-  CHECK(stats.entropy ==
-        near((0.0 + 2 * plogp(0.5) + 2 * plogp(0.5) + (2 * plogp(0.25) + plogp(0.5))) / 4));
-  CHECK(stats.max_weight == near((1.0 + 0.5 + 0.5 + 0.5) / 4));
-  CHECK(*stats.same == near((1.0 + 0.5 + 0.5 + 0.5) / 4));
-  CHECK(stats.previous_rows == 2);
-  CHECK(*stats.previous == near((0.0 + 0.25) / 2));
-  CHECK(stats.first == near((1.0 + 0.5 + 0.0 + 0.25) / 4));
-  CHECK(*stats.eos == near((1.0 + 0.0 + 0.5 + 0.5) / 4));
+  CHECK(stats.rows == 5);
+  CHECK(stats.entropy == near((0.0 + 3 * (2 * plogp(0.5)) + (2 * plogp(0.25) + plogp(0.5))) / 5));
+  CHECK(stats.max_weight == near((1.0 + 0.5 + 0.5 + 0.5 + 0.5) / 5));
+  CHECK(*stats.same == near((1.0 + 0.5 + 0.5 + 0.5 + 0.5) / 5));
+  CHECK(stats.previous_rows == 3);
+  CHECK(*stats.previous == near((0.5 + 0.0 + 0.25) / 3));
+  CHECK(stats.first == near((1.0 + 0.5 + 0.5 + 0.0 + 0.25) / 5));
+  CHECK(*stats.eos == near((0.0 + 0.5 + 0.0 + 0.5 + 0.5) / 5));
 
   PatternStats empty;
   finish_pattern(empty);

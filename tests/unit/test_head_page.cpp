@@ -1,10 +1,14 @@
 // The data of minimt heads --view (head_page.h): the page's script draws the grid from it
-// (tests/e2e/test_heads_page.py checks the grid in a browser).
+// (tests/e2e/test_heads_page.py checks the grid in a browser); the text and JSON Lines tables'
+// legend and changed translations (head_report.h).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "minimt/app/head_page.h"
+#include "minimt/app/head_report.h"
+#include "minimt/app/heads_run.h"
 
 using namespace minimt;
 using nlohmann::json;
@@ -54,4 +58,72 @@ TEST_CASE("head page data: the heads in rank order with their numbers, the pruni
                                        {"head", "cross:1:2"},
                                        {"log_prob_per_token", -0.75},
                                        {"exact_match", 0.5}}}));
+}
+
+namespace {
+
+// A cross head whose masking changes two translations, and a decoder head that changes none.
+HeadAnalysis analysis_with_changes() {
+  HeadAnalysis a;
+  a.sentences = 3;
+  a.tokens = 12;
+  a.exact_match = 2.0 / 3;
+  HeadResult cross;
+  cross.kind = AttentionKind::kCross;
+  cross.layer = 2;
+  cross.head = 1;
+  cross.delta_exact_match = -1.0 / 3;
+  cross.changed = {{3, "il dit \"oui\"", "il dit"}, {17, "le chat", "le chien"}};
+  HeadResult decoder;
+  decoder.kind = AttentionKind::kDecoder;
+  decoder.delta_exact_match = 0.0;
+  a.heads = {cross, decoder};
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("head report: the changed translations, in text and in JSON Lines", "[heads][report]") {
+  const HeadAnalysis a = analysis_with_changes();
+  const std::string text = head_table_text(a);
+  CHECK(text.find("\ncross:2:1, 2 sentences\n"
+                  "  line 3: il dit \"oui\" \u2192 il dit\n"
+                  "  line 17: le chat \u2192 le chien\n") != std::string::npos);
+  CHECK(text.find("decoder:0:0") == std::string::npos);  // it changes nothing: not listed
+
+  std::istringstream lines(head_table_jsonl(a));
+  std::string line;
+  std::getline(lines, line);
+  CHECK(json::parse(line)["changed"] ==
+        json::array({{{"line", 3}, {"before", "il dit \"oui\""}, {"after", "il dit"}},
+                     {{"line", 17}, {"before", "le chat"}, {"after", "le chien"}}}));
+  std::getline(lines, line);
+  CHECK(json::parse(line)["changed"] == json::array());  // with --translate: always there
+
+  HeadAnalysis unchanged = a;
+  for (HeadResult& h : unchanged.heads) h.changed.clear();
+  CHECK(head_table_text(unchanged).find(
+            "\nno greedy translation changes when any one head is masked\n") != std::string::npos);
+  unchanged.exact_match.reset();  // without --translate: neither the list nor the key
+  CHECK(head_table_text(unchanged).find("change when") == std::string::npos);
+  CHECK(head_table_text(unchanged).find("changes when") == std::string::npos);
+  CHECK(head_table_jsonl(unchanged).find("changed") == std::string::npos);
+}
+
+TEST_CASE("head report: the legend after the text table names every column", "[heads][report]") {
+  const std::string text = head_table_text(analysis_with_changes());
+  const std::string header =
+      "type     layer head  d_logp/tok  d_exact  entropy  max   same  prev  "
+      "first  eos   agree\n";
+  const size_t table = text.find(header);
+  REQUIRE(table != std::string::npos);
+  const size_t legend = text.find(heads_column_legend());
+  REQUIRE(legend != std::string::npos);
+  CHECK(legend > table);
+  std::istringstream columns(header);
+  std::string column;
+  for (columns >> column; columns >> column;)  // "type" aside
+    if (column != "layer" && column != "head")
+      CHECK(text.find("\n  " + column + " ", legend) != std::string::npos);
+  CHECK(text.find("decoder position 0", legend) != std::string::npos);
 }

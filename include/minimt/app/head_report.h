@@ -15,7 +15,11 @@ namespace minimt {
 // alignment_agreement; nullopt where the analysis has none.
 std::vector<std::pair<const char*, std::optional<double>>> head_numbers(const HeadResult& h);
 
+// Text: the table, its legend (heads_column_legend, heads_run.h), with --translate the sentences
+// whose greedy translation changes per head, with --prune-order the pruning curve.
 std::string head_table_text(const HeadAnalysis& analysis);
+// JSON Lines: one record per head (with --translate, "changed": [{line, before, after}]), then
+// one per pruning point.
 std::string head_table_jsonl(const HeadAnalysis& analysis);
 std::string head_table_csv(const HeadAnalysis& analysis);
 

@@ -29,11 +29,16 @@ struct HeadsRequest {
   HeadsFormat format = HeadsFormat::kText;
 };
 
+// What each column of the table is, precisely (after the text table, and in minimt heads --help);
+// defined with the tables, in head_report.cpp.
+const char* heads_column_legend();
+
 // The passes run_heads makes over the pairs with this model (for a progress bar).
 long long heads_passes(const HeadsRequest& request, const ModelConfig& config);
 
 struct HeadsCallbacks {
   std::function<void(long long line, const std::string& error)> bad_line;  // left out
+  std::function<void(long long line, const std::string& text)> warning;    // kept
   std::function<void()> pass;                                              // before each pass
 };
 
@@ -44,8 +49,9 @@ struct HeadsResult {
   HeadAnalysis analysis;
 };
 
-// Reads every line (a bad one is reported with its number and left out), then ranks the heads.
-// Throws InputError when no line is left to analyse.
+// Reads every line (a bad one: longer than 64 KiB, not UTF-8, a reference longer than the
+// model reads, is reported with its number and left out; a source cut to max_positions is
+// reported and kept), then ranks the heads. Throws InputError when no line is left to analyse.
 HeadsResult run_heads(std::shared_ptr<const Model> model, const HeadsRequest& request,
                       LineReader& lines, const HeadsCallbacks& callbacks);
 

@@ -6,7 +6,11 @@ compared with `minimt translate -i --threads N` on the same sentences and machin
 
     tools/serve/load_test.py [--minimt build/minimt] [--threads 2] [--clients 64]
         [--sentences tools/model/data/heldout.tsv] [--url http://127.0.0.1:PORT]
-        [--serve-flags "--max-batch 32 --max-wait-ms 5"]
+        [--serve-flags "--max-batch 32 --max-wait-ms 5"] [--client build/minimt_load_client]
+
+The clients are build/minimt_load_client (tools/serve/load_client.cpp: one thread, CLIENTS
+keep-alive connections), whose CPU time is reported too; `--client python` uses CLIENTS Python
+threads with http.client instead (about 1 ms of CPU per request, as much as the server spends).
 
 Without --url it starts `minimt serve --threads N` on a free loopback port and reports its
 peak memory (VmHWM) at the end; with --url it loads that server (or load balancer) instead.
@@ -67,7 +71,32 @@ def start_server(minimt, model, threads, flags):
     return process, found.group(1).rstrip("/")
 
 
-def load(url, sources, clients):
+def load_native(client, url, sources, clients):
+    """Sends each sentence as one request through minimt_load_client: (answers, latencies,
+    errors, wall seconds, client CPU seconds)."""
+    parts = urllib.parse.urlsplit(url)
+    bodies = "".join(json.dumps({"text": s}) + "\n" for s in sources).encode("utf-8")
+    start, cpu = time.time(), children_cpu()
+    result = subprocess.run([client, parts.hostname, str(parts.port), "/v1/translate",
+                             str(clients)], input=bodies, capture_output=True)
+    seconds, cpu = time.time() - start, children_cpu() - cpu
+    if result.returncode != 0:
+        raise SystemExit("minimt_load_client failed: " + result.stderr.decode("utf-8", "replace"))
+    answers, latencies, errors = [], [], []
+    out, at = result.stdout, 0
+    for _ in sources:
+        end = out.index(b"\n", at)
+        status, microseconds, size = (int(x) for x in out[at:end].split())
+        text = out[end + 1:end + 1 + size].decode("utf-8")
+        at = end + 1 + size
+        if status != 200:
+            errors.append("%d: %s" % (status, text[:200]))
+        answers.append(text if status == 200 else None)
+        latencies.append(microseconds / 1e6)
+    return answers, latencies, errors, seconds, cpu
+
+
+def load_python(url, sources, clients):
     """Sends each sentence as one request from `clients` threads (keep-alive connections)."""
     parts = urllib.parse.urlsplit(url)
     answers, latencies, errors = [None] * len(sources), [0.0] * len(sources), []
@@ -105,7 +134,7 @@ def load(url, sources, clients):
         thread.start()
     for thread in threads:
         thread.join()
-    return answers, latencies, errors, time.time() - start
+    return answers, latencies, errors, time.time() - start, None
 
 
 def percentile(values, p):
@@ -131,8 +160,15 @@ def main():
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--url", help="load this server or balancer instead of starting one")
     parser.add_argument("--serve-flags", default="", help="more flags for minimt serve")
+    parser.add_argument("--client", help="the load generator: minimt_load_client (default: "
+                        "beside --minimt) or 'python' (threads with http.client)")
     args = parser.parse_args()
 
+    client = args.client or os.path.join(os.path.dirname(args.minimt), "minimt_load_client")
+    if client != "python" and not os.access(client, os.X_OK):
+        raise SystemExit("no load client %s: build it (ninja -C build minimt_load_client) or give "
+                         "--client python" % client)
+    load_at_start = "/".join("%.2f" % x for x in os.getloadavg())
     with open(args.sentences, encoding="utf-8") as f:
         sources = [line.rstrip("\n").split("\t")[0] for line in f]
     want, baseline_seconds, baseline_cpu = baseline(args.minimt, args.model, sources, args.threads)
@@ -142,7 +178,12 @@ def main():
         process, url = start_server(args.minimt, args.model, args.threads, args.serve_flags.split())
     try:
         cpu = process_cpu(process.pid) if process else None
-        answers, latencies, errors, seconds = load(url, sources, args.clients)
+        if client == "python":
+            answers, latencies, errors, seconds, client_cpu = load_python(url, sources,
+                                                                          args.clients)
+        else:
+            answers, latencies, errors, seconds, client_cpu = load_native(client, url, sources,
+                                                                          args.clients)
         peak = peak_memory_mb(process.pid) if process else None
         if process:
             cpu = process_cpu(process.pid) - cpu
@@ -161,6 +202,11 @@ def main():
     if cpu is not None:
         print("serve CPU during the load: %.2f s = %.0f%% of translate -i's sentences per CPU "
               "second" % (cpu, 100.0 * baseline_cpu / cpu))
+    if client_cpu is not None:
+        print("load client CPU: %.2f s (%.0f us per request)" %
+              (client_cpu, 1e6 * client_cpu / len(sources)))
+    print("load average (1, 5, 15 min): %s at the start, %s at the end" %
+          (load_at_start, "/".join("%.2f" % x for x in os.getloadavg())))
     print("latency per request: p50 %.1f ms, p99 %.1f ms, max %.1f ms" %
           (1000 * percentile(latencies, 50), 1000 * percentile(latencies, 99),
            1000 * max(latencies)))

@@ -15,6 +15,8 @@ and small limits, then:
   - a stalled client (half a request) is dropped after --timeout and holds no translator; a
     vanished client (gone before its answer) harms no one; SIGTERM in the middle of a request:
     that request is answered in full, then the server exits 0 and accepts no more;
+  - the load test's client (minimt_load_client, beside MINIMT_BINARY) gets translate's records
+    and the refusals' statuses and bodies, in input order;
   - with a long --max-wait-ms, a batch starts at once when every open connection waits for
     its answer, and waits while a silent connection is open;
   - the page at / in headless Chromium (DevTools over a pipe): a sentence typed in its box
@@ -328,6 +330,37 @@ def sigterm_at_start(t, minimt):
         t.check(code == 0, "SIGTERM at start: exit status %r" % (code,))
 
 
+def load_client(t, server, minimt):
+    # tools/serve/load_client.cpp, the load test's generator (built beside minimt): 4
+    # connections, one body per request; its answers in input order are translate's records,
+    # and the refusals come back with their status and body.
+    client = os.path.join(os.path.dirname(minimt), "minimt_load_client")
+    if not os.access(client, os.X_OK):
+        t.check(False, "no %s: build every target (ninja -C build)" % client)
+        return
+    lines = SENTENCES + ["The red house is small.", "Where is the cat?", "I see a dog."]
+    bodies = [json.dumps({"text": line}) for line in lines] + ['{"text": ', '{"beam": 2}']
+    result = subprocess.run([client, "127.0.0.1", str(server.port), "/v1/translate", "4"],
+                            input=("\n".join(bodies) + "\n").encode(), capture_output=True,
+                            timeout=300)
+    answers, out, at = [], result.stdout, 0
+    while at < len(out):
+        end = out.index(b"\n", at)
+        status, _, size = (int(x) for x in out[at:end].split())
+        answers.append((status, out[end + 1:end + 1 + size]))
+        at = end + 1 + size
+    want = [(200, record.replace(b'"line":%d,' % (i + 1), b'"line":1,', 1))
+            for i, record in enumerate(cli_records(minimt, "translate", lines))]
+    got = [(status, strip_time(body.rstrip(b"\n"))) for status, body in answers[:len(lines)]]
+    t.check(result.returncode == 0 and got == want,
+            "minimt_load_client: %d answers, %d differ from translate's (first: %r)" %
+            (len(answers), sum(a != b for a, b in zip(got, want)),
+             next(((a, b) for a, b in zip(got, want) if a != b), None)))
+    errors = [(status, json.loads(body).get("field")) for status, body in answers[len(lines):]]
+    t.check(errors == [(400, None), (400, "beam")],
+            "minimt_load_client: the refusals as sent: %r" % errors)
+
+
 def batch_starts_when_every_client_waits(t, minimt):
     # --max-wait-ms 6000 and a batch of 32: a batch starts before its wait only once every
     # open connection waits for an answer (no line can join it by waiting).
@@ -384,6 +417,7 @@ def main():
                            ("stalled and vanished clients", lambda: stalled_and_vanished(t, server)),
                            ("the page in Chromium",
                             lambda: browser_types_and_sends(t, server, chromium, MODEL, minimt)),
+                           ("the load test's client", lambda: load_client(t, server, minimt)),
                            ("SIGTERM", lambda: sigterm(t, server))]:
             t.run(name, case)
     t.run("SIGTERM at start", lambda: sigterm_at_start(t, minimt))

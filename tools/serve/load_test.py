@@ -6,7 +6,7 @@ compared with `minimt translate -i --threads N` on the same sentences and machin
 
     tools/serve/load_test.py [--minimt build/minimt] [--threads 2] [--clients 64]
         [--sentences tools/model/data/heldout.tsv] [--url http://127.0.0.1:PORT]
-        [--serve-flags "--max-batch 32 --max-wait-ms 5"] [--client build/minimt_load_client]
+        [--serve-flags "--max-batch 16 --max-wait-ms 5"] [--client build/minimt_load_client]
         [--runs 3]
 
 The clients are build/minimt_load_client (tools/serve/load_client.cpp: one thread, CLIENTS

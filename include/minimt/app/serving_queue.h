@@ -24,7 +24,7 @@ namespace minimt {
 
 struct QueueOptions {
   int threads = 1;              // workers, each translating one batch at a time
-  int max_batch = 32;           // lines translated together
+  int max_batch = 16;           // lines translated together (translate -i's --batch-size)
   double max_wait_ms = 5;       // how long a batch that is not full waits for more lines
   long long max_queued = 4096;  // lines waiting, beyond which submit refuses a request
 };

@@ -1,7 +1,9 @@
 // minimt_load_client: the load generator of tools/serve/load_test.py. One thread keeps CLIENTS
 // keep-alive HTTP/1.1 connections busy, each sending the next request as soon as its previous
 // answer is in, so that what is measured is the server, not the client (64 Python threads cost
-// about as much CPU as the server they loaded).
+// about as much CPU as the server they loaded). A request is sent the moment its connection is
+// free; epoll reports only the connections with something to read (or, rarely, to finish
+// sending).
 //   minimt_load_client HOST PORT PATH CLIENTS < bodies > answers
 // stdin: one JSON request body per line, each POSTed to PATH once. stdout: for each body in
 // input order, "STATUS MICROSECONDS BYTES\n" and then BYTES bytes of the answer's body
@@ -12,7 +14,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -124,13 +126,45 @@ int main(int argc, char** argv) {
   std::vector<Connection> connections(std::min<size_t>(clients, bodies.size()));
   size_t next = 0, answered = 0;
 
-  auto start_request = [&](Connection& c, long request, bool reused) {
+  const int events = epoll_create1(0);
+  if (events < 0) {
+    fprintf(stderr, "minimt_load_client: epoll_create1: %s\n", strerror(errno));
+    return 1;
+  }
+  // Watched for reading, and for writing while a request is not all sent.
+  auto watch = [&](Connection& c, size_t index, int operation) {
+    epoll_event event{};
+    event.events = EPOLLIN | (c.sent < c.out.size() ? uint32_t{EPOLLOUT} : 0);
+    event.data.u64 = index;
+    epoll_ctl(events, operation, c.fd, &event);
+  };
+  auto send_rest = [&](Connection& c) {  // false: the connection failed
+    while (c.sent < c.out.size()) {
+      const ssize_t n = send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
+      if (n < 0) return errno == EAGAIN;
+      c.sent += static_cast<size_t>(n);
+    }
+    return true;
+  };
+  auto connect_again = [&](Connection& c, size_t index) {
+    close(c.fd);  // also leaves the epoll set
+    c.fd = open_connection(address, address_length);
+    c.out.clear();
+    c.sent = 0;
+    if (c.fd >= 0) watch(c, index, EPOLL_CTL_ADD);
+  };
+  // Sends request `request` on connection `index` at once; false: the connection failed.
+  auto start_request = [&](size_t index, long request, bool reused) {
+    Connection& c = connections[index];
     c.request = request;
     c.reused = reused;
     c.out = head + std::to_string(bodies[request].size()) + "\r\n\r\n" + bodies[request];
     c.sent = 0;
     c.in.clear();
     c.start = Clock::now();
+    if (!send_rest(c)) return false;
+    if (c.sent < c.out.size()) watch(c, index, EPOLL_CTL_MOD);  // the rest when it can
+    return true;
   };
   auto finish = [&](Connection& c, Answer answer) {
     answer.microseconds =
@@ -139,69 +173,79 @@ int main(int argc, char** argv) {
     c.request = -1;
     ++answered;
   };
-  for (Connection& c : connections) {
+  // The connection failed or the server closed it. A keep-alive connection the server closed
+  // before answering anything of this request gets the request once more.
+  auto failed = [&](size_t index) {
+    Connection& c = connections[index];
+    const bool retry = c.reused && c.in.empty();
+    const std::string why = c.in.empty() ? "the connection closed without an answer"
+                                         : "the connection closed in the middle of an answer";
+    connect_again(c, index);
+    if (retry && c.fd >= 0 && start_request(index, c.request, false)) return;
+    finish(c, {0, 0, why});
+    if (next < bodies.size() && c.fd >= 0) {
+      start_request(index, static_cast<long>(next++), false);  // a failure: epoll reports it
+    } else if (c.fd >= 0) {
+      close(c.fd);
+      c.fd = -1;
+    }
+  };
+  for (size_t i = 0; i < connections.size(); ++i) {
+    Connection& c = connections[i];
     c.fd = open_connection(address, address_length);
     if (c.fd < 0) {
       fprintf(stderr, "minimt_load_client: cannot connect to %s:%s: %s\n", host.c_str(),
               port.c_str(), strerror(errno));
       return 1;
     }
-    start_request(c, static_cast<long>(next++), false);
+    watch(c, i, EPOLL_CTL_ADD);
   }
+  for (size_t i = 0; i < connections.size(); ++i)
+    if (!start_request(i, static_cast<long>(next++), false)) failed(i);
 
-  std::vector<pollfd> polled(connections.size());
+  std::vector<epoll_event> ready(connections.size());
   std::vector<char> buffer(1 << 16);
   while (answered < bodies.size()) {
-    for (size_t i = 0; i < connections.size(); ++i) {
-      const Connection& c = connections[i];
-      polled[i] = {c.fd, static_cast<short>(c.sent < c.out.size() ? POLLOUT : POLLIN), 0};
-      if (c.request < 0) polled[i].fd = -1;  // idle: nothing left to send
-    }
-    const int ready = poll(polled.data(), polled.size(), kTimeoutMs);
-    if (ready <= 0) {
+    const int count = epoll_wait(events, ready.data(), static_cast<int>(ready.size()), kTimeoutMs);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) {
       for (Connection& c : connections)
         if (c.request >= 0) finish(c, {0, 0, "no answer within the client's timeout"});
       break;
     }
-    for (size_t i = 0; i < connections.size(); ++i) {
-      Connection& c = connections[i];
-      if (c.request < 0 || !polled[i].revents) continue;
+    for (int e = 0; e < count; ++e) {
+      const size_t index = ready[e].data.u64;
+      Connection& c = connections[index];
+      if (c.request < 0) continue;
       if (c.sent < c.out.size()) {
-        const ssize_t n = send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
-        if (n > 0) c.sent += static_cast<size_t>(n);
-        if (n >= 0 || errno == EAGAIN) continue;
-      } else {
-        const ssize_t n = recv(c.fd, buffer.data(), buffer.size(), 0);
-        if (n < 0 && errno == EAGAIN) continue;
-        if (n > 0) {
-          c.in.append(buffer.data(), static_cast<size_t>(n));
-          Answer answer;
-          bool closes = false;
-          if (!complete(c, answer, closes)) continue;
-          finish(c, std::move(answer));
-          if (closes) {
-            close(c.fd);
-            c.fd = open_connection(address, address_length);
-          }
-          if (next < bodies.size() && c.fd >= 0) start_request(c, static_cast<long>(next++), true);
-          continue;
+        if (!send_rest(c)) {
+          failed(index);
+        } else if (c.sent == c.out.size()) {
+          watch(c, index, EPOLL_CTL_MOD);  // all sent: reading only
         }
-      }
-      // The connection failed or the server closed it. A keep-alive connection the server
-      // closed before answering anything of this request gets the request once more.
-      const bool retry = c.reused && c.in.empty();
-      const std::string why = c.in.empty() ? "the connection closed without an answer"
-                                           : "the connection closed in the middle of an answer";
-      close(c.fd);
-      c.fd = open_connection(address, address_length);
-      if (retry && c.fd >= 0) {
-        start_request(c, c.request, false);
         continue;
       }
-      finish(c, {0, 0, why});
-      if (next < bodies.size() && c.fd >= 0) start_request(c, static_cast<long>(next++), false);
+      const ssize_t n = recv(c.fd, buffer.data(), buffer.size(), 0);
+      if (n < 0 && errno == EAGAIN) continue;
+      if (n <= 0) {
+        failed(index);
+        continue;
+      }
+      c.in.append(buffer.data(), static_cast<size_t>(n));
+      Answer answer;
+      bool closes = false;
+      if (!complete(c, answer, closes)) continue;
+      finish(c, std::move(answer));
+      if (next == bodies.size()) {  // nothing left to send on it: closed, as a client leaves
+        close(c.fd);
+        c.fd = -1;
+        continue;
+      }
+      if (closes) connect_again(c, index);
+      if (c.fd >= 0 && !start_request(index, static_cast<long>(next++), true)) failed(index);
     }
   }
+  close(events);
   for (Connection& c : connections)
     if (c.fd >= 0) close(c.fd);
   for (const Answer& a : answers) {

@@ -108,6 +108,7 @@ std::future<QueueAnswer> ServingQueue::submit(std::shared_ptr<const Model> model
   auto job =
       std::make_shared<Job>(std::move(model), plan, std::move(lines), std::move(page_options));
   std::future<QueueAnswer> answer = job->promise.get_future();
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (closed_) throw QueueRefusal("the server is shutting down");
@@ -116,9 +117,14 @@ std::future<QueueAnswer> ServingQueue::submit(std::shared_ptr<const Model> model
       throw QueueRefusal("the queue is full (" + std::to_string(queued_) +
                          " lines waiting): try again shortly");
     queued_ += count;
+    ++unanswered_;
     jobs_.push_back(std::move(job));
+    // Wake the workers only when one may start a batch: a worker waits for the first job, or
+    // for a full batch, every client waiting or its deadline (one wake-up per line cost as
+    // much as the HTTP work of the line).
+    wake = jobs_.size() == 1 || queued_ >= options_.max_batch || every_client_waits();
   }
-  arrived_.notify_all();
+  if (wake) arrived_.notify_all();
   return answer;
 }
 
@@ -133,6 +139,25 @@ void ServingQueue::close() {
 long long ServingQueue::queued_lines() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return queued_;
+}
+
+void ServingQueue::add_client() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  clients_ = std::max(clients_, 0LL) + 1;
+}
+
+void ServingQueue::remove_client() {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    clients_ = std::max(clients_ - 1, 0LL);
+    wake = !jobs_.empty() && every_client_waits();
+  }
+  if (wake) arrived_.notify_all();
+}
+
+bool ServingQueue::every_client_waits() const {
+  return clients_ >= 0 && unanswered_ >= clients_;
 }
 
 bool ServingQueue::take_batch(Batch& batch) {
@@ -157,7 +182,7 @@ bool ServingQueue::take_batch(Batch& batch) {
         if (joins(*job)) n += job->lines.size() - job->taken;
       return n;
     };
-    while (!closed_ && !first->alone && waiting() < most &&
+    while (!closed_ && !first->alone && waiting() < most && !every_client_waits() &&
            arrived_.wait_until(lock, deadline) != std::cv_status::timeout) {
     }
     size_t room = most;
@@ -175,6 +200,8 @@ bool ServingQueue::take_batch(Batch& batch) {
       it = job.taken == job.lines.size() ? jobs_.erase(it) : std::next(it);
     }
   }
+  // Lines left (another key, or more than a batch): another worker may start on them.
+  if (!jobs_.empty()) arrived_.notify_all();
   return true;
 }
 
@@ -227,6 +254,7 @@ void ServingQueue::run_batch(Batch& batch) {
     if (job.failed) continue;
     if (failure) {
       job.failed = true;
+      answered();
       job.promise.set_exception(failure);
       continue;
     }
@@ -237,6 +265,7 @@ void ServingQueue::run_batch(Batch& batch) {
     job.done += count;
     if (job.done < job.lines.size()) continue;
     // The last slice: the whole request through its run, in order, as run_request writes it.
+    std::exception_ptr finishing;
     try {
       LineBatch all;
       all.first_line = 1;
@@ -246,11 +275,20 @@ void ServingQueue::run_batch(Batch& batch) {
       job.run.finish();
       job.answer.dump = job.dump.str();
       job.answer.page = job.page.str();
-      job.promise.set_value(std::move(job.answer));
     } catch (...) {
-      job.promise.set_exception(std::current_exception());
+      finishing = std::current_exception();
     }
+    answered();  // before the client hears: it may send its next request at once
+    if (finishing)
+      job.promise.set_exception(finishing);
+    else
+      job.promise.set_value(std::move(job.answer));
   }
+}
+
+void ServingQueue::answered() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --unanswered_;
 }
 
 }  // namespace minimt

@@ -131,6 +131,30 @@ class StopOnSignal {
   std::thread watcher_;
 };
 
+// httplib's thread pool, each task one connection's whole life, telling the queue how many
+// connections are being served: when every one of them waits for an answer, the queue starts a
+// batch at once rather than waiting --max-wait-ms for a request that cannot come.
+class ConnectionPool : public httplib::TaskQueue {
+ public:
+  ConnectionPool(size_t threads, ServingQueue& queue) : pool_(threads), queue_(queue) {}
+  void enqueue(std::function<void()> connection) override {
+    pool_.enqueue([this, connection = std::move(connection)] {
+      // Counted once a thread serves it (one waiting for a thread sends nothing we read).
+      struct Counted {
+        ServingQueue& queue;
+        explicit Counted(ServingQueue& q) : queue(q) { queue.add_client(); }
+        ~Counted() { queue.remove_client(); }
+      } counted(queue_);
+      connection();
+    });
+  }
+  void shutdown() override { pool_.shutdown(); }
+
+ private:
+  httplib::ThreadPool pool_;
+  ServingQueue& queue_;
+};
+
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> words;
   std::stringstream in(text);
@@ -158,7 +182,8 @@ int run_serve(ServeArgs& args) {
   StopOnSignal stop(server);
   ServingQueue queue(args.queue);
   const size_t connections = static_cast<size_t>(args.connections);
-  server.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
+  server.new_task_queue = [connections, &queue] { return new ConnectionPool(connections, queue); };
+  server.set_tcp_nodelay(true);  // an answer's headers and body are two writes: no Nagle delay
   server.set_read_timeout(args.timeout);
   server.set_write_timeout(args.timeout);
   server.set_keep_alive_timeout(args.timeout);

@@ -15,6 +15,10 @@ and small limits, then:
   - a stalled client (half a request) is dropped after --timeout and holds no translator; a
     vanished client (gone before its answer) harms no one; SIGTERM in the middle of a request:
     that request is answered in full, then the server exits 0 and accepts no more;
+  - the load test's client (minimt_load_client, beside MINIMT_BINARY) gets translate's records
+    and the refusals' statuses and bodies, in input order;
+  - with a long --max-wait-ms, a batch starts at once when every open connection waits for
+    its answer, and waits while a silent connection is open;
   - the page at / in headless Chromium (DevTools over a pipe): a sentence typed in its box
     and sent shows every head of the three attention types.
 Ends with "N passed, N failed"; exits 1 on any failure.
@@ -326,6 +330,78 @@ def sigterm_at_start(t, minimt):
         t.check(code == 0, "SIGTERM at start: exit status %r" % (code,))
 
 
+def load_client(t, server, minimt):
+    # tools/serve/load_client.cpp, the load test's generator (built beside minimt): 4
+    # connections, one body per request; its answers in input order are translate's records,
+    # and the refusals come back with their status and body.
+    client = os.path.join(os.path.dirname(minimt), "minimt_load_client")
+    if not os.access(client, os.X_OK):
+        t.check(False, "no %s: build every target (ninja -C build)" % client)
+        return
+    lines = SENTENCES + ["The red house is small.", "Where is the cat?", "I see a dog."]
+    bodies = [json.dumps({"text": line}) for line in lines] + ['{"text": ', '{"beam": 2}']
+    result = subprocess.run([client, "127.0.0.1", str(server.port), "/v1/translate", "4"],
+                            input=("\n".join(bodies) + "\n").encode(), capture_output=True,
+                            timeout=300)
+    answers, out, at = [], result.stdout, 0
+    while at < len(out):
+        end = out.index(b"\n", at)
+        status, _, size = (int(x) for x in out[at:end].split())
+        answers.append((status, out[end + 1:end + 1 + size]))
+        at = end + 1 + size
+    want = [(200, record.replace(b'"line":%d,' % (i + 1), b'"line":1,', 1))
+            for i, record in enumerate(cli_records(minimt, "translate", lines))]
+    got = [(status, strip_time(body.rstrip(b"\n"))) for status, body in answers[:len(lines)]]
+    t.check(result.returncode == 0 and got == want,
+            "minimt_load_client: %d answers, %d differ from translate's (first: %r)" %
+            (len(answers), sum(a != b for a, b in zip(got, want)),
+             next(((a, b) for a, b in zip(got, want) if a != b), None)))
+    errors = [(status, json.loads(body).get("field")) for status, body in answers[len(lines):]]
+    t.check(errors == [(400, None), (400, "beam")],
+            "minimt_load_client: the refusals as sent: %r" % errors)
+
+
+def batch_starts_when_every_client_waits(t, minimt):
+    # --max-wait-ms 6000 and a batch of 32: a batch starts before its wait only once every
+    # open connection waits for an answer (no line can join it by waiting).
+    flags = ["--model", MODEL, "--threads", "1", "--max-batch", "32", "--max-wait-ms", "6000",
+             "--timeout", "60"]
+    with Server(minimt, flags) as server:
+        want = cli_records(minimt, "translate", ["Hello world."])
+        start = time.time()
+        status, body = server.post("/v1/translate", {"text": "Hello world."})
+        alone = time.time() - start
+        t.check(status == 200 and [strip_time(body.rstrip(b"\n"))] == want and alone < 3,
+                "the only client: answered in %.2f s (the batch's wait is 6 s): %d %r" %
+                (alone, status, body[:100]))
+        answers = [None] * 3
+
+        def client(c):
+            answers[c] = server.post("/v1/translate", {"text": SENTENCES[c]})
+
+        threads = [threading.Thread(target=client, args=(c,)) for c in range(3)]
+        start = time.time()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        three = time.time() - start
+        want = cli_records(minimt, "translate", SENTENCES[:3])
+        got = [strip_time(a[1].rstrip(b"\n")).replace(b'"line":1,', b'"line":%d,' % (i + 1), 1)
+               for i, a in enumerate(answers)]
+        t.check(got == want and three < 3, "three clients at once: answered in %.2f s, %r" %
+                (three, got == want))
+        # A connection open but silent may still send: the batch waits for it, up to 6 s.
+        idle = socket.create_connection(("127.0.0.1", server.port))
+        time.sleep(0.5)  # served by a thread of its own, so counted
+        start = time.time()
+        status, body = server.post("/v1/translate", {"text": "Hello world."})
+        waited = time.time() - start
+        idle.close()
+        t.check(status == 200 and waited > 5.5,
+                "with a silent connection open the batch waits: %.2f s, %d" % (waited, status))
+
+
 def main():
     minimt = os.path.abspath(sys.argv[1])
     chromium = sys.argv[2] if len(sys.argv) > 2 else "chromium"
@@ -341,9 +417,12 @@ def main():
                            ("stalled and vanished clients", lambda: stalled_and_vanished(t, server)),
                            ("the page in Chromium",
                             lambda: browser_types_and_sends(t, server, chromium, MODEL, minimt)),
+                           ("the load test's client", lambda: load_client(t, server, minimt)),
                            ("SIGTERM", lambda: sigterm(t, server))]:
             t.run(name, case)
     t.run("SIGTERM at start", lambda: sigterm_at_start(t, minimt))
+    t.run("a batch starts when every client waits",
+          lambda: batch_starts_when_every_client_waits(t, minimt))
     t.finish()
 
 

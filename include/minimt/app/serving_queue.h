@@ -24,7 +24,7 @@ namespace minimt {
 
 struct QueueOptions {
   int threads = 1;              // workers, each translating one batch at a time
-  int max_batch = 32;           // lines translated together
+  int max_batch = 16;           // lines translated together (translate -i's --batch-size)
   double max_wait_ms = 5;       // how long a batch that is not full waits for more lines
   long long max_queued = 4096;  // lines waiting, beyond which submit refuses a request
 };
@@ -63,18 +63,28 @@ class ServingQueue {
   void close();
   long long queued_lines() const;
 
+  // The front end's clients that may submit (a server's open connections, each with at most one
+  // request unanswered). Once told, the queue starts a batch without waiting whenever every
+  // client waits for an answer: no line can join it by waiting. Until then it cannot know.
+  void add_client();
+  void remove_client();
+
  private:
   struct Job;
   struct Batch;
   void work();
   bool take_batch(Batch& batch);  // false: closed and nothing left
   void run_batch(Batch& batch);
+  bool every_client_waits() const;  // under mutex_
+  void answered();                  // one request fewer unanswered
 
   const QueueOptions options_;
   mutable std::mutex mutex_;
   std::condition_variable arrived_;
   std::deque<std::shared_ptr<Job>> jobs_;  // oldest first; each until its last line is taken
   long long queued_ = 0;                   // lines not yet taken
+  long long unanswered_ = 0;               // requests submitted and not yet answered
+  long long clients_ = -1;                 // add_client() less remove_client(); -1: never told
   bool closed_ = false;
   std::vector<std::thread> workers_;
 };

@@ -43,7 +43,8 @@ page.difference = (function () {
     var where = c.sentence ? visible(c.query) + ' \u2192 ' + visible(c.key) : '(no cells)';
     var href = '#sentence=' + c.sentence + '&show=' + c.type + '&layer=' + encodeURIComponent(c.layer) +
         '&head=' + c.head + (c.sentence ? '&pin=' + [c.type, c.layer, c.head, c.row, c.col].join('.') : '');
-    var swatch = 'background:' + colours.css(painter('linear')(c.change));
+    var swatch = 'background:' + colours.css(painter('linear')(c.change)) +
+        (Math.abs(c.change) > 0.6 * scale() ? ';color:#fff' : '');  // readable on the dark end
     return el('tr', { 'data-type': c.type, 'data-layer': String(c.layer), 'data-head': String(c.head) }, [
       el('td', {}, [c.type]), el('td', { class: 'number' }, [visible(c.layer)]),
       el('td', { class: 'number' }, [String(c.head)]),

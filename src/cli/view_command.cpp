@@ -182,7 +182,7 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
                   "second one, B - A per cell and each head's largest change: e.g. without and "
                   "with --mask-heads, float32 and int8, two models")
       ->check(non_empty_path())
-      ->type_name("A.json [B.json]")
+      ->type_name("FILE")  // the completions offer file names for a FILE positional
       ->required()
       ->expected(1, 2);
   command

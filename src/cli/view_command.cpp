@@ -196,7 +196,7 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
       .add_option("--svg", args.svg,
                   "also write static SVGs, one per attention type: PREFIX-encoder.svg, "
                   "PREFIX-decoder.svg, PREFIX-cross.svg (PREFIX-N-TYPE.svg for sentence N "
-                  "when several are shown)")
+                  "when several are shown); with two dumps, their difference")
       ->check(non_empty_path())
       ->type_name("PREFIX");
   add_sentences_option(command, args.sentences);

@@ -113,6 +113,7 @@ ViewSummary write_difference_page(const NamedDump& a, const NamedDump& b, std::o
                  {"changes", std::move(listed)},
                  {"unchanged", unchanged}}}};
   page_data::write_page(out, data, false);
+  summary.largest_change = scale;
   return summary;
 }
 

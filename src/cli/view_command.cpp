@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -151,9 +150,7 @@ int run_view(const ViewArgs& args) {
     view.summary = write_difference_page(*a, *b, text, options);  // checks the sentences first
     view.text = text.str();
     view.difference = true;
-    runs = {&*a, &*b, 0};
-    for (const HeadChange& c : largest_changes(*a, *b, options.sentences))
-      runs.scale = std::max(runs.scale, std::fabs(c.change));
+    runs = {&*a, &*b, view.summary.largest_change};  // the SVGs' colours are the page's
   } else {
     view = render_view(dump, options);
   }

@@ -24,10 +24,11 @@ struct ViewOptions {
 };
 
 struct ViewSummary {
-  int sentences = 0;  // shown
-  int heatmaps = 0;   // per-head heatmaps in the page (averages not counted)
-  int averages = 0;   // average-over-heads heatmaps
-  int rollouts = 0;   // rollout heatmaps (--rollout)
+  int sentences = 0;         // shown
+  int heatmaps = 0;          // per-head heatmaps in the page (averages not counted)
+  int averages = 0;          // average-over-heads heatmaps
+  int rollouts = 0;          // rollout heatmaps (--rollout)
+  float largest_change = 0;  // view A B: the largest |B - A| of a head, the colours' end
 };
 
 // Writes the page (attention_page.cpp). Throws Error if a requested sentence number is not in

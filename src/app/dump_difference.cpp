@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "app/terminal_text.h"
 #include "app/view_text.h"
@@ -64,6 +65,50 @@ void check_same_sentences(const NamedDump& a, const NamedDump& b) {
   }
 }
 
+MatricesDifference matrices_difference(const AttentionMatrices& a, const AttentionMatrices& b) {
+  MatricesDifference d;
+  // Positions in a and in b of the layers and heads both hold, in A's order.
+  std::vector<std::pair<int, int>> layers, heads;
+  for (int la = 0; la < a.layers(); ++la) {
+    auto lb = std::find(b.layer_labels.begin(), b.layer_labels.end(), a.layer_labels[la]);
+    if (lb != b.layer_labels.end())
+      layers.emplace_back(la, static_cast<int>(lb - b.layer_labels.begin()));
+  }
+  for (size_t ha = 0; ha < a.heads.size(); ++ha) {
+    auto hb = std::find(b.heads.begin(), b.heads.end(), a.heads[ha]);
+    if (hb != b.heads.end())
+      heads.emplace_back(static_cast<int>(ha), static_cast<int>(hb - b.heads.begin()));
+  }
+  if (a.rows != b.rows || a.cols != b.cols)  // the same tokens make the same shapes
+    throw Error("the " + a.type + " attention of the two dumps has different shapes");
+  for (AttentionMatrices* m : {&d.a, &d.b, &d.change}) {
+    m->type = a.type;
+    m->rows = a.rows;
+    m->cols = a.cols;
+    if (layers.empty() || heads.empty()) continue;
+    for (const auto& l : layers) m->layer_labels.push_back(a.layer_labels[l.first]);
+    for (const auto& h : heads) m->heads.push_back(a.heads[h.first]);
+  }
+  if (d.change.layer_labels.empty()) return d;
+  const bool causal = dump_schema::find_attention_type(a.type)->causal;
+  const bool any_masked = !a.masked.empty() || !b.masked.empty();
+  for (const auto& [la, lb] : layers)
+    for (const auto& [ha, hb] : heads) {
+      if (any_masked) {
+        d.a.masked.push_back(a.is_masked(la, ha));
+        d.b.masked.push_back(b.is_masked(lb, hb));
+      }
+      for (int i = 0; i < a.rows; ++i)
+        for (int j = 0; j < a.cols; ++j) {
+          const float va = a.at(la, ha, i, j), vb = b.at(lb, hb, i, j);
+          d.a.values.push_back(va);
+          d.b.values.push_back(vb);
+          d.change.values.push_back(causal && j > i ? 0.0f : vb - va);
+        }
+    }
+  return d;
+}
+
 std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
                                         const std::vector<int>& sentences) {
   check_same_sentences(a, b);
@@ -83,40 +128,40 @@ std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
     for (const AttentionMatrices& ma : sa.attention) {
       const AttentionMatrices* mb = sb.find(ma.type);
       if (!mb) continue;
+      const MatricesDifference d = matrices_difference(ma, *mb);
+      if (d.change.layers() == 0) continue;
+      shared = true;
       const auto& axes = *dump_schema::find_attention_type(ma.type);
       const std::vector<std::string>& rows = sa.tokens(axes.rows);
       const std::vector<std::string>& cols = sa.tokens(axes.cols);
-      for (int la = 0; la < ma.layers(); ++la) {
-        auto lb = std::find(mb->layer_labels.begin(), mb->layer_labels.end(), ma.layer_labels[la]);
-        if (lb == mb->layer_labels.end()) continue;
-        const int l = static_cast<int>(lb - mb->layer_labels.begin());
-        for (size_t ha = 0; ha < ma.heads.size(); ++ha) {
-          auto hb = std::find(mb->heads.begin(), mb->heads.end(), ma.heads[ha]);
-          if (hb == mb->heads.end()) continue;
-          shared = true;
-          const int h = static_cast<int>(hb - mb->heads.begin());
-          HeadChange key{ma.type, ma.layer_labels[la], ma.heads[ha]};
-          key.masked_a = ma.is_masked(la, static_cast<int>(ha));
-          key.masked_b = mb->is_masked(l, h);
+      for (int l = 0; l < d.change.layers(); ++l)
+        for (int h = 0; h < static_cast<int>(d.change.heads.size()); ++h) {
+          HeadChange key;
+          key.type = ma.type;
+          key.layer = d.change.layer_labels[l];
+          key.head = d.change.heads[h];
+          key.masked_a = d.a.is_masked(l, h);
+          key.masked_b = d.b.is_masked(l, h);
           auto it = find(key);
           if (it == changes.end()) {
             changes.push_back(key);
             it = changes.end() - 1;
           }
-          for (int i = 0; i < ma.rows; ++i)
-            for (int j = 0; j < ma.cols; ++j) {
+          for (int i = 0; i < d.change.rows; ++i)
+            for (int j = 0; j < d.change.cols; ++j) {
               if (axes.causal && j > i) continue;
-              const float va = ma.at(la, static_cast<int>(ha), i, j), vb = mb->at(l, h, i, j);
-              if (it->sentence != 0 && std::fabs(vb - va) <= std::fabs(it->change)) continue;
-              it->change = vb - va;
-              it->a = va;
-              it->b = vb;
+              const float change = d.change.at(l, h, i, j);
+              if (it->sentence != 0 && std::fabs(change) <= std::fabs(it->change)) continue;
+              it->change = change;
+              it->a = d.a.at(l, h, i, j);
+              it->b = d.b.at(l, h, i, j);
               it->sentence = n;
+              it->row = i;
+              it->col = j;
               it->query = rows[i];
               it->key = cols[j];
             }
         }
-      }
     }
   }
   if (!shared && !numbers.empty())
@@ -128,6 +173,10 @@ std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
   return changes;
 }
 
+bool is_unchanged(const HeadChange& c) {
+  return c.change == 0 && c.sentence != 0 && c.masked_a == c.masked_b;
+}
+
 std::string change_table(const std::vector<HeadChange>& changes, const NamedDump& a,
                          const NamedDump& b) {
   std::string out = "largest change per head, B - A (B = " + view::terminal_escape(b.name) +
@@ -136,7 +185,7 @@ std::string change_table(const std::vector<HeadChange>& changes, const NamedDump
   int unchanged = 0;
   for (const HeadChange& c : changes) {
     // Heads equal in every cell make one line: the table is about what changed.
-    if (c.change == 0 && c.sentence != 0 && c.masked_a == c.masked_b) {
+    if (is_unchanged(c)) {
       ++unchanged;
       continue;
     }

@@ -87,6 +87,7 @@ AttentionDump read_dump_file(const std::string& path);
 
 // "minimt: wrote PATH: N sentences, ..." on stderr, for a page of `bytes` (view, translate
 // --view).
-void report_view(const std::string& path, const ViewSummary& summary, size_t bytes);
+void report_view(const std::string& path, const ViewSummary& summary, size_t bytes,
+                 bool difference = false);
 
 }  // namespace minimt::cli

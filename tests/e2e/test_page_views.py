@@ -181,7 +181,7 @@ def sentences_check(browser, minimt, scratch):
     for kind in ("encoder", "decoder", "cross"):
         for layer in range(2):
             for head in ("0", "1", "2", "avg"):
-                caption = "layer %d \u00b7 %s" % (layer, "average of 3 heads" if head == "avg" else "head " + head)
+                caption = "layer %d \u00b7 %s" % (layer, "average of heads 0, 1, 2" if head == "avg" else "head " + head)
                 want.append((" average" if head == "avg" else "", kind, str(layer), head,
                              ' hidden=""' if head == "avg" else "", caption))
     found = figures(dom)
@@ -218,7 +218,7 @@ def sentences_check(browser, minimt, scratch):
     status, _, dom = page_status(browser, page, scratch)
     check(status == "ok: 1 heatmap", "partial page: status %r, want 'ok: 1 heatmap'" % status)
     check(figures(dom) == [("", "cross", "0", "0", "", "layer -1 \u00b7 head 1"),
-                           (" average", "cross", "0", "avg", ' hidden=""', "layer -1 \u00b7 average of 1 head")],
+                           (" average", "cross", "0", "avg", ' hidden=""', "layer -1 \u00b7 average of head 1")],
           "partial page: figures %r" % figures(dom))
     check(dom.count("Not in the dump (it was written with a selection that leaves this out).") == 2,
           "partial page: want a note for each of the 2 types left out")

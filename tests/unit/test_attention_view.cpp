@@ -1,5 +1,5 @@
-// Just over 400 lines: the page, SVG and dump-reader cases share the dumps built at the top.
-// The attention page: reading dumps (full, partial, failed and blank sentences), the page's
+// Nearly 500 lines: the page, SVG, dump-reader and difference cases share the dumps at the top.
+// top. The attention page: reading dumps (full, partial, failed and blank sentences), the page's
 // data (every type, layer and head, the texts of each type) and its embedded weights; the page's
 // script builds the figures from that data (tests/e2e/test_page_views.py checks them).
 #include <catch2/catch.hpp>
@@ -442,4 +442,43 @@ TEST_CASE("output log-probabilities and alternatives: optional, read, checked", 
   bad = dump;
   bad["sentences"][0]["alternatives"][0][0].erase("token");
   CHECK_THROWS_WITH(parse_attention_dump(bad, "d.json"), Catch::Contains("alternatives[0]"));
+}
+
+TEST_CASE("two dumps' difference: the layers and heads both hold, B - A per cell", "[view]") {
+  // B holds cross-attention only, layer 1, heads 1 and 2, one weight raised by 0.25.
+  json b_document = make_dump({"cross"}, json::array({1}), {1, 2});
+  b_document["sentences"][0]["cross_attention"][0][0][2][1] = weight(2, 1, 1, 2, 1) + 0.25f;
+  const AttentionDump a = parse_attention_dump(make_dump(), "a.json");
+  const AttentionDump b = parse_attention_dump(b_document, "b.json");
+  const MatricesDifference d =
+      matrices_difference(*a.sentences[0].find("cross"), *b.sentences[0].find("cross"));
+  CHECK(d.change.layer_labels == std::vector<std::string>{"1"});
+  CHECK(d.change.heads == std::vector<int>{1, 2});
+  CHECK(d.a.at(0, 1, 3, 2) == Approx(weight(2, 1, 2, 3, 2)));
+  CHECK(d.change.at(0, 0, 2, 1) == Approx(0.25f));
+  CHECK(d.change.at(0, 1, 2, 1) == 0.0f);
+
+  const std::vector<HeadChange> changes = largest_changes({a, "a.json"}, {b, "b.json"}, {});
+  REQUIRE(changes.size() == 2);  // the heads both hold
+  CHECK(changes[0].type == "cross");
+  CHECK(changes[0].layer == "1");
+  CHECK(changes[0].head == 1);
+  CHECK(changes[0].change == Approx(0.25f));
+  CHECK((changes[0].row == 2 && changes[0].col == 1 && changes[0].query == W + "chat" &&
+         changes[0].key == W + "cat"));
+  CHECK(is_unchanged(changes[1]));
+
+  std::ostringstream svg;
+  write_difference_svg(a.sentences[0], b.sentences[0], "cross", "a.json", "b.json", 0.25f, svg);
+  const std::string text = svg.str();
+  CHECK(count(text, "<g transform=") == 2);  // layer 1, heads 1 and 2
+  CHECK(text.find("&#8722;0.2500 A higher") != std::string::npos);
+  CHECK(text.find("B higher +0.2500") != std::string::npos);
+  // The raised cell at the blue end of RdBu; the others white.
+  CHECK(text.find("<path fill=\"#2166ac\" d=\"M") != std::string::npos);
+  CHECK(count(text, "<path fill=\"#") == 3);
+  std::ostringstream none;
+  CHECK_THROWS_AS(
+      write_difference_svg(a.sentences[0], b.sentences[0], "encoder", "a.json", "b.json", 1, none),
+      Error);
 }

@@ -20,6 +20,15 @@ struct NamedDump {
 // failed in one of them, or their numbers of sentences).
 void check_same_sentences(const NamedDump& a, const NamedDump& b);
 
+// One attention type of one sentence in both runs, on the layers (matched by label) and heads
+// (by number) both hold, in A's order: each run's weights and masked heads, and B - A per cell
+// (0 under a causal mask). No layer or head in common: layers() or heads of all three is empty.
+struct MatricesDifference {
+  AttentionMatrices a, b;    // the shared layers and heads of each run, its masked heads kept
+  AttentionMatrices change;  // B - A, [layers][heads][rows][cols]; masked is empty
+};
+MatricesDifference matrices_difference(const AttentionMatrices& a, const AttentionMatrices& b);
+
 // One head's largest change: the cell where |B - A| is largest over the sentences compared.
 struct HeadChange {
   std::string type;   // encoder, decoder or cross
@@ -28,6 +37,7 @@ struct HeadChange {
   float change = 0;  // B - A there
   float a = 0, b = 0;
   int sentence = 0;                         // numbered from 1
+  int row = 0, col = 0;                     // the cell, from 0
   std::string query, key;                   // the pieces of its row and column
   bool masked_a = false, masked_b = false;  // --mask-heads switched the head off in A, in B
 };
@@ -37,6 +47,10 @@ struct HeadChange {
 // sentences have no cells. Throws Error when the dumps share no head.
 std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
                                         const std::vector<int>& sentences);
+
+// Whether a head is left out of the tables as unchanged: B - A = 0 in every cell and masked in
+// the same runs (the tables count these heads on one line).
+bool is_unchanged(const HeadChange& change);
 
 // The changes as an aligned text table with a heading line, for a terminal; the heads that did
 // not change at all are counted on one last line.

@@ -51,39 +51,110 @@ page.data = (function () {
   function extraKey(type, suffix) {
     return KINDS[type].prefix + suffix;
   }
-  // m unpacked into m.full, the cells above the diagonal of a lower triangle set to `above`.
+  // `packed` (m's weights as data.js receives them) as [layer][head][row][col], the cells above
+  // the diagonal of a lower triangle set to `above`.
+  function spread(m, packed, type, above) {
+    var rows = m.rows, cols = m.cols, count = m.layers.length * m.heads.length;
+    var full = new Float32Array(count * rows * cols), k = 0;
+    if (m.lower && above !== 0) full.fill(above);
+    for (var g = 0; g < count; g++)
+      for (var i = 0; i < rows; i++) {
+        var end = m.lower ? Math.min(i + 1, cols) : cols;
+        for (var j = 0; j < end; j++) full[(g * rows + i) * cols + j] = packed[k++];
+      }
+    if (k !== packed.length) throw new Error('weights of ' + type + ' do not match their shape');
+    return full;
+  }
+  // m unpacked into m.full, the cells above the diagonal of a lower triangle set to `above`. A
+  // difference of two runs (minimt view A B: "difference") holds B - A; each run's weights, for
+  // reading a cell, unpack into m.runs.a and m.runs.b.
   function unpacked(m, type, above) {
     if (!m) return null;
     if (!m.full) {
-      var packed = m.f ? decodeFloats(m.f) : decode(m.w), rows = m.rows, cols = m.cols, count = m.layers.length * m.heads.length;
-      var full = new Float32Array(count * rows * cols), k = 0;
-      if (m.lower && above !== 0) full.fill(above);
-      for (var g = 0; g < count; g++)
-        for (var i = 0; i < rows; i++) {
-          var end = m.lower ? Math.min(i + 1, cols) : cols;
-          for (var j = 0; j < end; j++) full[(g * rows + i) * cols + j] = packed[k++];
-        }
-      if (k !== packed.length) throw new Error('weights of ' + type + ' do not match their shape');
-      m.full = full;
+      m.full = spread(m, m.f ? decodeFloats(m.f) : decode(m.w), type, above);
+      if (m.difference)
+        m.runs = { a: spread(m, decodeFloats(m.a), type, above), b: spread(m, decodeFloats(m.b), type, above) };
       m.averages = [];
     }
     return m;
   }
-  // Weights of one heatmap: a head's, or the mean over the heads in the dump.
+
+  // The head numbers of layer `layer` of m that --mask-heads switched off: in the dump's run, or
+  // for a difference in run `run` ('a' or 'b').
+  function maskedHeads(m, layer, run) {
+    var masked = run ? m['masked_' + run] : m.masked;
+    return masked && masked[layer] ? masked[layer] : [];
+  }
+  function isMasked(m, layer, head, run) {
+    return maskedHeads(m, layer, run).indexOf(m.heads[head]) >= 0;
+  }
+  // The positions of the heads an average is over: those not masked; every head when all are
+  // (their average is then 0, as each of theirs is). As AttentionMatrices::averaged_heads.
+  function averagedHeads(m, layer, run) {
+    var kept = [], all = [];
+    for (var h = 0; h < m.heads.length; h++) {
+      all.push(h);
+      if (!isMasked(m, layer, h, run)) kept.push(h);
+    }
+    return kept.length ? kept : all;
+  }
+  // The mean over `heads` (positions) of layer `layer` of `full`, [rows][cols].
+  function mean(m, full, layer, heads) {
+    var size = m.rows * m.cols, H = m.heads.length, avg = new Float32Array(size);
+    heads.forEach(function (h) {
+      var base = (layer * H + h) * size;
+      for (var x = 0; x < size; x++) avg[x] += full[base + x] / heads.length;
+    });
+    return avg;
+  }
+  // Weights of one heatmap: a head's, or the mean over the heads not masked. For a difference,
+  // B's mean over its heads not masked minus A's over its own.
   function weights(m, layer, head) {
     var size = m.rows * m.cols, H = m.heads.length;
     if (head !== 'avg') return m.full.subarray((layer * H + head) * size, (layer * H + head + 1) * size);
     if (!m.averages[layer]) {
-      var avg = new Float32Array(size);
-      for (var h = 0; h < H; h++) {
-        var base = (layer * H + h) * size;
-        for (var x = 0; x < size; x++) avg[x] += m.full[base + x] / H;
+      if (m.difference) {
+        var b = mean(m, m.runs.b, layer, averagedHeads(m, layer, 'b'));
+        var a = mean(m, m.runs.a, layer, averagedHeads(m, layer, 'a'));
+        for (var x = 0; x < size; x++) b[x] -= a[x];
+        m.averages[layer] = b;
+      } else {
+        m.averages[layer] = mean(m, m.full, layer, averagedHeads(m, layer));
       }
-      m.averages[layer] = avg;
     }
     return m.averages[layer];
   }
+  // One run's weights of a heatmap of a difference ('a' or 'b'): a head's or its average.
+  function runWeights(m, layer, head, run) {
+    var size = m.rows * m.cols, H = m.heads.length, full = m.runs[run];
+    if (head !== 'avg') return full.subarray((layer * H + head) * size, (layer * H + head + 1) * size);
+    return mean(m, full, layer, averagedHeads(m, layer, run));
+  }
 
+  // Head numbers as text: "0, 1, 3".
+  function numbers(list) { return list.join(', '); }
+  // What a heatmap shows in words, as minimt show's titles say it: "head 2", "head 2 (masked)",
+  // "average of heads 0, 1, 3 (head 2 masked, left out)"; for a difference, where each head
+  // was masked, and the heads each run's average is over when they differ.
+  function headText(m, layer, head) {
+    if (head !== 'avg') {
+      var text = 'head ' + m.heads[head];
+      if (!m.difference) return text + (isMasked(m, layer, head) ? ' (masked)' : '');
+      var inA = isMasked(m, layer, head, 'a'), inB = isMasked(m, layer, head, 'b');
+      return text + (inA && inB ? ' (masked in A and B)' : inA ? ' (masked in A)' : inB ? ' (masked in B)' : '');
+    }
+    function average(run) {
+      var kept = averagedHeads(m, layer, run).map(function (h) { return m.heads[h]; });
+      var masked = maskedHeads(m, layer, run);
+      var out = 'head' + (kept.length === 1 ? ' ' : 's ') + numbers(kept);
+      if (masked.length === m.heads.length) return out + ' (all masked, every weight 0)';
+      if (masked.length) out += ' (head' + (masked.length === 1 ? ' ' : 's ') + numbers(masked) + ' masked, left out)';
+      return out;
+    }
+    if (!m.difference) return 'average of ' + average();
+    var a = average('a'), b = average('b');
+    return a === b ? 'average of ' + a : 'average of B\u2019s ' + b + ' \u2212 A\u2019s ' + a;
+  }
   // The token lists along the axes of one type of a sentence.
   function axes(sentence, type) {
     var k = KINDS[type];
@@ -96,5 +167,7 @@ page.data = (function () {
   }
 
   return { all: DATA, sentences: DATA.sentences, kinds: DATA.kinds, kind: KINDS,
-           matrices: matrices, extra: extra, extraKey: extraKey, weights: weights, axes: axes };
+           matrices: matrices, extra: extra, extraKey: extraKey, weights: weights, axes: axes,
+           runWeights: runWeights, headText: headText, isMasked: isMasked,
+           difference: DATA.difference || null };
 }());

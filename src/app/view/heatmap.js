@@ -1,5 +1,6 @@
 // Drawing one heatmap into its figure's two canvases (cells and labels below; reading.js draws
-// the hover outline above): the weights, or what the values menu picks (values.js).
+// the hover outline above): the weights, or what the values menu picks (values.js), or two
+// runs' difference (difference.js).
 page.heatmap = (function () {
   var colours = page.colours;
 
@@ -28,7 +29,8 @@ page.heatmap = (function () {
 
     // The cells: one pixel each in a bitmap of rows x cols, scaled up without smoothing.
     var w = page.data.weights(m, layer, head), rows = m.rows, cols = m.cols;
-    var drawn = shown === m ? w : page.data.weights(shown, layer, head), colour = page.values.painter(drawn, values, mode);
+    var drawn = shown === m ? w : page.data.weights(shown, layer, head);
+    var colour = m.difference ? page.difference.painter(mode) : page.values.painter(drawn, values, mode);
     var bitmap = document.createElement('canvas');
     bitmap.width = cols;
     bitmap.height = rows;

@@ -1,4 +1,5 @@
-// The header's legend: the colour scale of the values as drawn (values.js), and the mask.
+// The header's legend: the colour scale of the values as drawn (values.js) or of two runs'
+// difference (difference.js), and the mask.
 page.legend = (function () {
   var colours = page.colours;
 
@@ -15,6 +16,7 @@ page.legend = (function () {
     ctx.fillStyle = '#5b6472';
     ctx.font = '10px ' + page.labels.FONT_FAMILY;
     ctx.textBaseline = 'top';
+    if (page.difference.active) { drawChange(c, mode, ratio); return; }
     if (values === 'scores' || values === 'norms') {
       // Each map is coloured up to its own largest value: the legend has no numbers but its ends.
       for (var x = x0; x < x1; x++) {
@@ -50,6 +52,36 @@ page.legend = (function () {
       ctx.fillRect(xx, 12, 1, 3);
       ctx.fillText(String(v), xx, 15);
     });
+    drawMask();
+  }
+
+  // Two runs' difference: the diverging scale from -largest (red, A higher) to +largest (blue,
+  // B higher), `mode` 'sqrt' placing the numbers as the colours stretch.
+  function drawChange(c, mode, ratio) {
+    var width = 320, height = 26, top = page.difference.scale(), paint = page.difference.painter(mode);
+    c.width = width * ratio; c.height = height * ratio;
+    c.style.width = width + 'px'; c.style.height = height + 'px';
+    var ctx = c.getContext('2d'), x0 = 8, x1 = width - 14, middle = (x0 + x1) / 2;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    for (var x = x0; x < x1; x++) {
+      var f = 2 * (x - x0) / (x1 - x0) - 1;  // -1 to 1 along the bar, as the colours stretch
+      ctx.fillStyle = colours.css(paint((f < 0 ? -1 : 1) * (mode === 'sqrt' ? f * f : Math.abs(f)) * top));
+      ctx.fillRect(x, 0, 1, 12);
+    }
+    ctx.strokeStyle = '#9aa1ab';
+    ctx.strokeRect(x0 - 0.5, 0, x1 - x0 + 1, 12);
+    ctx.fillStyle = '#5b6472';
+    ctx.font = '10px ' + page.labels.FONT_FAMILY;
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'left';
+    ctx.fillText('A higher −' + page.numbers.fixed(top, 4), x0, 15);
+    ctx.textAlign = 'center';
+    ctx.fillText('0', middle, 15);
+    ctx.textAlign = 'right';
+    ctx.fillText('+' + page.numbers.fixed(top, 4) + ' B higher', x1, 15);
+    c.setAttribute('aria-label', 'B − A: red, A higher, down to −' + page.numbers.fixed(top, 4) +
+                   '; white, 0; blue, B higher, up to +' + page.numbers.fixed(top, 4));
     drawMask();
   }
 

@@ -7,6 +7,12 @@
   var about = [];
   if (page.data.all.model) about.push('model ' + page.dom.visible(page.data.all.model));
   if (page.data.all.compute_type) about.push('computed in ' + page.dom.visible(page.data.all.compute_type));
+  if (page.difference.active) {  // minimt view A B
+    about = ['B \u2212 A: ' + page.difference.describeRuns()];
+    document.getElementById('minimt-info').textContent = 'Each cell is B \u2212 A: blue where B is ' +
+        'higher, red where A is. Hover over a cell to read B \u2212 A and both weights; click to keep ' +
+        'it here. Click a heatmap\u2019s title to show it alone, large.';
+  }
   document.querySelector('header .subtitle').textContent = about.join(' \u00b7 ');
   // The dump's notes: what this model's numbers include (T5: the position bias is in the score).
   var notes = document.getElementById('minimt-notes');
@@ -17,6 +23,7 @@
   });
   notes.hidden = !notes.firstChild;
   if (page.data.all.heads) page.headsGrid.build(main, page.data.all.heads, page.data.sentences.length);
+  if (page.difference.active) page.difference.build(main);
   page.sentences.build(main);
   page.controls.fill();
   page.reading.listen();

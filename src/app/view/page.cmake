@@ -14,6 +14,7 @@ set(MINIMT_PAGE_MODULES
   labels.js         # token labels: fitting and measuring
   layout.js         # cell size and labels per row of heads
   values.js         # what the heatmaps draw: weights, scores or weight x norm
+  difference.js     # the page of two runs: B - A, its colours and the table of changes
   heatmap.js        # drawing one heatmap
   legend.js         # the header's colour legend
   controls.js       # the header's menus

@@ -84,8 +84,8 @@ page.panel = (function () {
     var normRow = norms ? row(norms, layer, head, i) : null;
     var close = el('button', { type: 'button', class: 'close', title: 'close' }, ['\u00d7']);
     close.addEventListener('click', hide);
-    var parts = [close, el('h3', {}, [page.data.kind[type].name + ', layer ' + g.m.layers[layer] + ', head ' +
-                                      g.m.heads[head] + ': query ' + i + ' ' + shown(a.rows[i])])];
+    var parts = [close, el('h3', {}, [page.data.kind[type].name + ', layer ' + g.m.layers[layer] + ', ' +
+                                      page.data.headText(g.m, layer, head) + ': query ' + i + ' ' + shown(a.rows[i])])];
     if (weights.every(function (w) { return w === 0; }) && visible > 0)
       parts.push(el('p', { class: 'note' }, ['Every weight of this row is 0: the head is masked (--mask-heads), ' +
                                               'which acts after the softmax; its scores are as they were.']));

@@ -18,12 +18,13 @@ page.reading = (function () {
   function describe(figure, at) {
     var g = figure.minimt, a = page.data.axes(g.s, g.type), kind = page.data.kind[g.type];
     var where = g.m.rollout ? kind.name : kind.name + ', layer ' + g.m.layers[g.layer] + ', ' +
-        (g.head === 'avg' ? 'average of ' + g.m.heads.length + ' heads' : 'head ' + g.m.heads[g.head]);
+        page.data.headText(g.m, g.layer, g.head);
     var query = 'query ' + at.i + ' ' + shown(a.rows[at.i]) + (a.right ? ' (predicting ' + shown(a.right[at.i]) + ')' : '');
     var key = 'key ' + at.j + ' ' + shown(a.cols[at.j]);
     var masked = g.m.lower && at.j > at.i;
+    var cell = at.i * g.m.cols + at.j;
     var weight = masked ? 'masked: a future position, weight exactly 0' :
-        'weight ' + page.numbers.weight(g.w[at.i * g.m.cols + at.j]);
+        g.m.difference ? page.difference.cellText(g, cell) : 'weight ' + page.numbers.weight(g.w[cell]);
     // The value drawn, when the values menu draws something else than the weights.
     var drawn = g.values === 'weights' || masked ? '' :
         page.values.name(g.values) + ' ' + page.numbers.general(g.drawn[at.i * g.m.cols + at.j], 4);

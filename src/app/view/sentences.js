@@ -15,10 +15,12 @@ page.sentences = (function () {
     return m.layers.map(function (label, l) {
       var figures = [];
       for (var h = 0; h <= m.heads.length; h++) {
-        var average = h === m.heads.length, heads = m.heads.length;
-        var caption = 'layer ' + visible(label) + ' \u00b7 ' +
-            (average ? 'average of ' + heads + ' head' + (heads === 1 ? '' : 's') : 'head ' + m.heads[h]);
-        figures.push(el('figure', { class: 'heatmap' + (average ? ' average' : ''), 'data-type': type,
+        var average = h === m.heads.length, head = average ? 'avg' : h;
+        // In words which head, masked or not, and which heads an average is over (data.js).
+        var caption = 'layer ' + visible(label) + ' \u00b7 ' + page.data.headText(m, l, head);
+        var masked = !average && (page.data.isMasked(m, l, h) || page.data.isMasked(m, l, h, 'a') ||
+                                  page.data.isMasked(m, l, h, 'b'));
+        figures.push(el('figure', { class: 'heatmap' + (average ? ' average' : '') + (masked ? ' masked' : ''), 'data-type': type,
                                     'data-layer': String(l), 'data-head': average ? 'avg' : String(h),
                                     hidden: average ? '' : null },
                         [el('figcaption', { title: 'show only this heatmap' }, [caption]), plot()]));

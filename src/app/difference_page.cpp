@@ -1,0 +1,120 @@
+// The page of `minimt view A B`: the attention page (src/app/view/) with, in place of each
+// type's weights, B - A per cell and each run's weights (for reading a cell), and the table of
+// each head's largest change (largest_changes, as minimt show A B prints it). The page's script
+// draws the differences on the diverging scale (view/difference.js).
+#include <algorithm>
+#include <cmath>
+
+#include "app/page_data.h"
+#include "app/view_text.h"
+#include "minimt/app/attention_view.h"
+#include "minimt/base/error.h"
+
+namespace minimt {
+namespace {
+
+using nlohmann::json;
+
+// One type's difference as data.js reads it: "f" B - A, "a" and "b" each run's weights (single
+// floats, a causal type's lower triangle only), the heads masked in each run.
+json packed_difference(const MatricesDifference& d, bool lower) {
+  return {{"layers", d.change.layer_labels},
+          {"heads", d.change.heads},
+          {"rows", d.change.rows},
+          {"cols", d.change.cols},
+          {"lower", lower},
+          {"difference", true},
+          {"f", page_data::encode_floats(page_data::kept_values(d.change, lower))},
+          {"a", page_data::encode_floats(page_data::kept_values(d.a, lower))},
+          {"b", page_data::encode_floats(page_data::kept_values(d.b, lower))},
+          {"masked_a", page_data::masked_heads(d.a)},
+          {"masked_b", page_data::masked_heads(d.b)}};
+}
+
+// Sentence `sb` of B and its twin `sa` of A (the same tokens): B's texts and tokens, and per type
+// both hold, its difference. The predicted pieces go without probabilities: each run has its own.
+json sentence_difference(const DumpSentence& sa, const DumpSentence& sb, ViewSummary& summary) {
+  json entry = {{"number", sb.number},
+                {"source", sb.source},
+                {"translation", sb.translation},
+                {"error", sb.error},
+                {"source_tokens", sb.source_tokens},
+                {"decoder_input_tokens", sb.decoder_input_tokens},
+                {"output_tokens", sb.output_tokens},
+                {"output_log_probs", json::array()},
+                {"alternatives", json::array()},
+                {"attention", json::object()}};
+  if (!sb.error.empty() || sb.blank()) return entry;
+  for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
+    const AttentionMatrices* ma = sa.find(type.type);
+    const AttentionMatrices* mb = sb.find(type.type);
+    if (!ma || !mb) continue;
+    const MatricesDifference d = matrices_difference(*ma, *mb);
+    if (d.change.layers() == 0) continue;
+    entry["attention"][type.type] = packed_difference(d, type.causal);
+    summary.heatmaps += d.change.layers() * static_cast<int>(d.change.heads.size());
+    summary.averages += d.change.layers();
+  }
+  return entry;
+}
+
+// What the page says about one run: its file, model, compute type and masked heads.
+json run_data(const NamedDump& run) {
+  return {{"name", run.name},
+          {"model", run.dump.model},
+          {"compute_type", run.dump.compute_type},
+          {"masked_heads", run.dump.masked_heads}};
+}
+
+json change_data(const HeadChange& c) {
+  return {{"type", c.type},         {"layer", c.layer}, {"head", c.head},
+          {"change", c.change},     {"a", c.a},         {"b", c.b},
+          {"sentence", c.sentence}, {"row", c.row},     {"col", c.col},
+          {"query", c.query},       {"key", c.key},     {"masked_a", c.masked_a},
+          {"masked_b", c.masked_b}};
+}
+
+}  // namespace
+
+ViewSummary write_difference_page(const NamedDump& a, const NamedDump& b, std::ostream& out,
+                                  const ViewOptions& options) {
+  const std::vector<const DumpSentence*> shown =
+      page_data::chosen_sentences(b.dump, options.sentences);
+  std::vector<int> numbers;
+  for (const DumpSentence* s : shown) numbers.push_back(s->number);
+  const std::vector<HeadChange> changes = largest_changes(a, b, numbers);
+
+  ViewSummary summary;
+  summary.sentences = static_cast<int>(shown.size());
+  json sentences = json::array();
+  for (const DumpSentence* sb : shown)
+    sentences.push_back(sentence_difference(a.dump.sentences.at(sb->number - 1), *sb, summary));
+  // One colour scale for the whole page: the largest change of any head.
+  float scale = 0;
+  json listed = json::array();
+  int unchanged = 0;
+  for (const HeadChange& c : changes) {
+    scale = std::max(scale, std::fabs(c.change));
+    if (is_unchanged(c))
+      ++unchanged;
+    else
+      listed.push_back(change_data(c));
+  }
+  json data = {{"title", view::valid_utf8(options.title.empty() ? "minimt attention: B - A"
+                                                                : options.title)},
+               {"model", ""},
+               {"types", b.dump.types},
+               {"kinds", page_data::kinds()},
+               {"sentences", std::move(sentences)},
+               {"difference",
+                {{"a", run_data(a)},
+                 {"b", run_data(b)},
+                 {"scale", scale},
+                 {"changes", std::move(listed)},
+                 {"unchanged", unchanged}}}};
+  page_data::write_page(out, data, false);
+  summary.largest_change = scale;
+  return summary;
+}
+
+}  // namespace minimt

@@ -91,7 +91,9 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
   const bool blank = !scoring && is_blank_input(result.source);
   const Tokenizer& target = model_->target_tokenizer();
   try {
-    const std::string normalized = normalize_input(result.source);
+    // A blank source reads as "", whatever invisible characters it holds (text_input.h).
+    const std::string normalized =
+        is_blank_input(result.source) ? std::string() : normalize_input(result.source);
     result.source_ids = normalized_ids(normalized, &result.truncated);
     result.unknown = unknown_words_of(model_->source_tokenizer(), normalized, result.source_ids);
     // A forced first token (format v2) starts every output, searched or given.

@@ -33,8 +33,10 @@ std::string compute_types_on_this_cpu(const Model& model) {
   std::string bf16 = compute_type_unsupported_reason(ComputeType::kBf16).empty()
                          ? "bf16 (AVX512_BF16)" + mark(ComputeType::kBf16)
                          : "bf16 not here (no AVX512_BF16)";
-  return "float32" + mark(ComputeType::kFloat32) + ", int8" + mark(ComputeType::kInt8) + " (" +
-         to_string(int8_kernel_matching(model.linear_kernel())) + " kernel), " + bf16;
+  // "int8 (avx2 kernel) (default)": the mark last, after what the type runs.
+  return "float32" + mark(ComputeType::kFloat32) + ", int8 (" +
+         to_string(int8_kernel_matching(model.linear_kernel())) + " kernel)" +
+         mark(ComputeType::kInt8) + ", " + bf16;
 }
 
 std::string linear_layers_text(const Model& model) {

@@ -89,8 +89,7 @@ void TerminalSink::notice(const LineNotice& n) {
     // score names the side: the source and the target have a tokenizer each.
     if (!n.unknown.empty())
       progress_.message(where + ": the model does not know " + listed_words(n.unknown) +
-                        (n.target_unknown.empty() ? "" : " in the source") +
-                        " (read as <unk>); see minimt vocab");
+                        (n.scored ? " in the source" : "") + " (read as <unk>); see minimt vocab");
     if (!n.target_unknown.empty())
       progress_.message(where + ": the model does not know " + listed_words(n.target_unknown) +
                         " in the target (read as <unk>); see minimt vocab --side target");

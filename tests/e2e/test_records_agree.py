@@ -210,6 +210,9 @@ def check_unknown(binary, model):
     check(f"line 1: the model does not know {named} in the target (read as <unk>)" in err and
           "line 1: the model does not know 'café' in the source (read as <unk>)" in err,
           "score: warnings name the target's unknown words and the source's, as typed", err)
+    status, _, err = minimt(binary, "score", "-m", model, english, "le café est rouge")
+    check("line 1: the model does not know 'café' in the source (read as <unk>)" in err and
+          "in the target" not in err, "score, a known target: the warning names the source", err)
     status, _, err = minimt(binary, "score", "-m", model, "-q", english, french)
     check(status == 0 and err == "", "score -q: no warning")
 

@@ -190,7 +190,6 @@ class Translator:
         alone, with the log-probability the model gives it (as score "" "" has it)."""
         res = self.force(text, [self.eos], record_attention)
         res["scores"] = res["token_log_probs"]
-        res["blank"] = True
         return res
 
     def force(self, source, target_ids, record_attention=False):

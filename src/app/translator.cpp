@@ -108,6 +108,9 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
       job.given = true;
       job.target_ids = forced;
       job.target_ids.push_back(c.special.eos);
+      // --max-length cuts it as it cuts a searched output (--max-length 0: nothing).
+      job.target_ids.resize(std::min(
+          job.target_ids.size(), static_cast<size_t>(effective_max_length(options.max_length))));
     } else if (scoring) {
       job.given = true;
       job.target_ids = forced;

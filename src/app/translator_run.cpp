@@ -82,6 +82,8 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
     if (job.given) {
       result.output_ids = job.target_ids;
       result.text = scoring ? result.target : "";
+      result.finished =
+          scoring || (!job.target_ids.empty() && job.target_ids.back() == c.special.eos);
       continue;
     }
     if (recording) fresh[k].copy_from(states[k]);

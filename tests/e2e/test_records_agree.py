@@ -100,6 +100,11 @@ def check_eos_rule(binary, model, work):
     status, out, err = minimt(*translate, "--max-length", 3, SENTENCES[0])
     check_rule("translate --max-length 3 (cut short)", records(out)[0], False)
     check(len(records(out)[0]["tokens"]) == 3, "--max-length 3: three tokens, none of them eos")
+    status, out, err = minimt(*translate, "--max-length", 0, "", SENTENCES[0])
+    blank, other = records(out)
+    check(blank["tokens"] == other["tokens"] == [] and blank["cut_short"] is other["cut_short"]
+          is True and blank["score"] == 0, "--max-length 0: a blank line is cut as any other",
+          out)
 
     # The dump lists the same tokens as the record, for translate and score.
     dump = os.path.join(work, "dump.json")

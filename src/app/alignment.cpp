@@ -266,7 +266,8 @@ WordAlignment align_pieces(const std::vector<std::string>& source_pieces,
 
 WordAlignment align_translation(const Translation& translation, const Model& model,
                                 const AlignmentOptions& options) {
-  if (!translation.ok() || translation.output_ids.empty() || translation.source_ids.empty())
+  if (!translation.ok() || translation.output_ids.empty() || translation.source_ids.empty() ||
+      !options.no_links.empty())
     return {};
   if (!translation.attention)
     throw Error("alignment: the translation was made without recording attention");

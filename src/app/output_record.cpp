@@ -65,6 +65,9 @@ void append_details(std::string& out, const OutputRecord& record) {
   if (!record.unknown.empty()) {
     append_field(out, "unknown", record.unknown);
   }
+  if (!record.target_unknown.empty()) {
+    append_field(out, "target_unknown", record.target_unknown);
+  }
   if (!record.alternatives.empty()) {
     append_key(out, "alternatives");
     out += '[';
@@ -114,14 +117,14 @@ OutputRecord make_output_record(const Model& model, const Translation& t, long l
   }
   record.translation = t.text;
   const Tokenizer& target = model.target_tokenizer();
-  size_t count = t.output_ids.size();
-  if (!scoring && t.finished && count > 0) --count;  // the eos
-  for (size_t i = 0; i < count; ++i) record.tokens.push_back(target.piece(t.output_ids[i]));
+  // One rule for every command and format: a token per log-probability, the eos included.
+  for (int id : t.output_ids) record.tokens.push_back(target.piece(id));
   record.token_log_probs = t.log_probs;
   record.score = t.score;
   record.truncated = t.truncated;
   record.cut_short = !scoring && !t.finished;
   record.unknown = t.unknown;
+  record.target_unknown = t.target_unknown;
   for (const auto& position : t.alternatives) {
     record.alternatives.emplace_back();
     for (const TokenProbability& token : position)

@@ -24,6 +24,23 @@ std::shared_ptr<const HeadMask> head_mask(const Request& request, const ModelCon
   }
 }
 
+// Why the alignment can link nothing, or "": every head it averages at its layer is masked.
+std::string masked_alignment(const AlignmentOptions& alignment, int layer, int heads,
+                             const HeadMask* mask) {
+  if (!mask) return "";
+  std::vector<int> chosen = alignment.heads;
+  if (chosen.empty())
+    for (int h = 0; h < heads; ++h) chosen.push_back(h);
+  std::string listed;
+  for (int h : chosen) {
+    if (!mask->masked(AttentionKind::kCross, layer, h)) return "";
+    listed += (listed.empty() ? "" : ",") + std::to_string(h);
+  }
+  return "--align: every head it averages (cross-attention layer " + std::to_string(layer) +
+         ", heads " + listed +
+         ") is masked by --mask-heads: their weights are all 0, so no words are linked";
+}
+
 TranslateOptions translate_options(const Request& request) {
   const SearchSettings& s = request.search;
   const RecordSettings& r = request.record;
@@ -92,6 +109,9 @@ RequestPlan plan_request(const Request& request, const Model& model, FieldSpelli
   if (!r.align_rule.empty()) plan.alignment.rule = parse_align_rule(r.align_rule);
   if (r.align) {
     const int layer = check_alignment_options(plan.alignment, c.decoder_layers, c.num_heads);
+    plan.alignment.no_links =
+        masked_alignment(plan.alignment, layer, c.num_heads, plan.batch.translate.head_mask.get());
+    if (!plan.alignment.no_links.empty()) plan.warnings.push_back(plan.alignment.no_links);
     // The alignment alone reads the attention: record only the cross attention it averages.
     if (!r.dump_attention && !r.view && !r.show) plan.batch.translate.record_cross_only = layer;
   }

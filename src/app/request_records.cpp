@@ -45,6 +45,8 @@ LineNotice make_notice(const Translation& t, long long line, bool scoring) {
   notice.error = t.error;
   notice.truncated = t.truncated;
   notice.unknown = t.unknown;
+  notice.target_unknown = t.target_unknown;
+  notice.scored = scoring;
   notice.cut_short = t.ok() && !t.finished && !scoring;
   notice.output_tokens = t.output_ids.size();
   return notice;

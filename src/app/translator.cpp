@@ -15,6 +15,20 @@ namespace {
 
 constexpr size_t kMaxUnknownListed = 100;  // distinct unknown words kept per sentence
 
+// The distinct words of normalized text that the tokenizer reads (partly) as <unk>, when its ids
+// hold one: the first kMaxUnknownListed.
+std::vector<std::string> unknown_words_of(const Tokenizer& tokenizer, const std::string& normalized,
+                                          const std::vector<int>& ids) {
+  std::vector<std::string> listed;
+  if (std::none_of(ids.begin(), ids.end(), [&](int id) { return tokenizer.is_unknown(id); }))
+    return listed;
+  for (std::string& word : tokenizer.unknown_words(normalized))
+    if (listed.size() < kMaxUnknownListed &&
+        std::find(listed.begin(), listed.end(), word) == listed.end())
+      listed.push_back(std::move(word));
+  return listed;
+}
+
 }  // namespace
 
 std::vector<int> Translator::source_ids(const std::string& text, bool* truncated) const {
@@ -73,28 +87,36 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
       (scoring ? result.target : result.prefix) = line.substr(tab + 1);
     }
   }
-  if (!scoring && is_blank_input(result.source)) return false;
+  // A blank source is not searched: its translation is "", scored as the model reads it.
+  const bool blank = !scoring && is_blank_input(result.source);
   const Tokenizer& target = model_->target_tokenizer();
   try {
-    const std::string normalized = normalize_input(result.source);
+    // A blank source reads as "", whatever invisible characters it holds (text_input.h).
+    const std::string normalized =
+        is_blank_input(result.source) ? std::string() : normalize_input(result.source);
     result.source_ids = normalized_ids(normalized, &result.truncated);
-    if (std::any_of(result.source_ids.begin(), result.source_ids.end(),
-                    [&](int id) { return model_->source_tokenizer().is_unknown(id); }))
-      for (std::string& word : model_->source_tokenizer().unknown_words(normalized))
-        if (result.unknown.size() < kMaxUnknownListed &&
-            std::find(result.unknown.begin(), result.unknown.end(), word) == result.unknown.end())
-          result.unknown.push_back(std::move(word));
+    result.unknown = unknown_words_of(model_->source_tokenizer(), normalized, result.source_ids);
     // A forced first token (format v2) starts every output, searched or given.
     const std::vector<int> forced =
         c.forced_first_token >= 0 ? std::vector<int>{c.forced_first_token} : std::vector<int>{};
     job.prefix_ids = forced;
-    if (!is_blank_input(result.prefix)) {
+    if (!is_blank_input(result.prefix) && !blank) {
       const std::vector<int> ids = target.encode(normalize_input(result.prefix));
       job.prefix_ids.insert(job.prefix_ids.end(), ids.begin(), ids.end());
     }
-    if (scoring) {
+    if (blank) {
+      job.given = true;
       job.target_ids = forced;
-      const std::vector<int> ids = target.encode(normalize_input(result.target));
+      job.target_ids.push_back(c.special.eos);
+      // --max-length cuts it as it cuts a searched output (--max-length 0: nothing).
+      job.target_ids.resize(std::min(
+          job.target_ids.size(), static_cast<size_t>(effective_max_length(options.max_length))));
+    } else if (scoring) {
+      job.given = true;
+      job.target_ids = forced;
+      const std::string normalized_target = normalize_input(result.target);
+      const std::vector<int> ids = target.encode(normalized_target);
+      result.target_unknown = unknown_words_of(target, normalized_target, ids);
       job.target_ids.insert(job.target_ids.end(), ids.begin(), ids.end());
       job.target_ids.push_back(c.special.eos);
       if (static_cast<int>(job.target_ids.size()) > c.max_positions)

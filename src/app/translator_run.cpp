@@ -1,6 +1,8 @@
 // The model's part of Translator::translate: the encoder once for the batch, the search (or
-// the given targets), then, when asked, one teacher-forced pass over the chosen outputs that
-// records their attention and alternatives: the attention shown always belongs to the output.
+// the given outputs: scored targets, blank lines' ""), then one teacher-forced pass over the
+// given outputs, which gives their log-probabilities, and, when asked, over the searched ones,
+// which records their attention and alternatives: the attention shown always belongs to the
+// output.
 #include "minimt/app/translator.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
@@ -11,13 +13,15 @@ namespace minimt {
 
 namespace {
 
-// One output to re-read by teacher forcing, from the state its sentence started with.
+// One output to re-read by teacher forcing, from the state its sentence started with; a given
+// output (not searched) takes its log-probabilities from there.
 struct Reread {
   Translation* owner;
   const DecoderState* start;
+  bool given;
 };
 
-void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfig& c, bool scoring,
+void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfig& c,
             const TranslateOptions& options) {
   std::vector<DecoderState> states(items.size());
   std::vector<DecoderState*> pointers;
@@ -31,13 +35,14 @@ void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfi
   std::vector<ForcedOutput> forced =
       teacher_force(decoder, pointers, outputs, c.decoder_start_token, options.alternatives,
                     c.target_vocab_size, options.logit_lens);
+  const bool scoring = options.columns == LineColumns::kSourceAndTarget;
   for (size_t i = 0; i < items.size(); ++i) {
     Translation& owner = *items[i].owner;
-    if (scoring) {
+    if (items[i].given) {
       Hypothesis given{owner.output_ids, forced[i].log_probs, true};
       owner.log_probs = given.log_probs;
       owner.score = given.score();
-      owner.ranking_score = ranking_score(given, 0.0f);
+      owner.ranking_score = ranking_score(given, scoring ? 0.0f : options.length_penalty);
     }
     owner.alternatives = std::move(forced[i].alternatives);
     owner.layer_predictions = std::move(forced[i].layer_predictions);
@@ -62,31 +67,42 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
   EncodedBatch encoded = encoder.forward(sources, records);   // the encoder runs once
   std::vector<DecoderState> states = decoder.start(encoded);  // cross K/V projected once
   const bool scoring = options.columns == LineColumns::kSourceAndTarget;
-  const bool rereading = scoring || options.record_attention || options.alternatives > 0;
-  // The search uses its states up: keep fresh copies (sharing the cross K/V) to re-read from.
-  std::vector<DecoderState> fresh(rereading && !scoring ? states.size() : 0);
-  for (size_t k = 0; k < fresh.size(); ++k) fresh[k].copy_from(states[k]);
+  const bool recording = options.record_attention || options.alternatives > 0;
 
-  if (scoring) {
-    for (const Job& job : jobs) {
-      Translation& result = results[job.index];
+  // Given outputs (scored targets, blank lines' "") wait for the re-reading; the others are
+  // searched together, from states the search uses up: fresh copies (sharing the cross K/V)
+  // stay to re-read from when their attention or alternatives are asked for.
+  std::vector<DecoderState> fresh(states.size());
+  std::vector<DecoderState> searched_states;
+  std::vector<SearchRequest> requests;
+  std::vector<size_t> searched;  // indices into jobs
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const Job& job = jobs[k];
+    Translation& result = results[job.index];
+    if (job.given) {
       result.output_ids = job.target_ids;
-      result.text = result.target;
+      result.text = scoring ? result.target : "";
+      result.finished =
+          scoring || (!job.target_ids.empty() && job.target_ids.back() == c.special.eos);
+      continue;
     }
-  } else {
+    if (recording) fresh[k].copy_from(states[k]);
+    searched.push_back(k);
+    searched_states.push_back(std::move(states[k]));
+    requests.push_back(
+        {job.prefix_ids,
+         line_seed(options.seed, options.first_line + static_cast<long long>(job.index))});
+  }
+  if (!searched.empty()) {
     SearchOptions search_options{
         c.decoder_start_token, c.special.eos,  effective_max_length(options.max_length),
         options.beam_size,     options.n_best, options.length_penalty,
         options.sampling};
-    std::vector<SearchRequest> requests;
-    for (const Job& job : jobs)
-      requests.push_back(
-          {job.prefix_ids,
-           line_seed(options.seed, options.first_line + static_cast<long long>(job.index))});
-    auto hypotheses = search(decoder, states, requests, search_options, c.target_vocab_size);
-    for (size_t k = 0; k < jobs.size(); ++k) {
-      Translation& result = results[jobs[k].index];
-      const auto& list = hypotheses[k];
+    auto hypotheses =
+        search(decoder, searched_states, requests, search_options, c.target_vocab_size);
+    for (size_t i = 0; i < searched.size(); ++i) {
+      Translation& result = results[jobs[searched[i]].index];
+      const auto& list = hypotheses[i];
       fill(result, list.empty() ? Hypothesis{} : list.front(), options);
       if (options.n_best <= 1 && !options.keep_n_best) continue;
       for (const Hypothesis& hypothesis : list) {
@@ -98,22 +114,32 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
       }
     }
   }
-  if (!rereading) return;
+
   std::vector<Reread> items;
   for (size_t k = 0; k < jobs.size(); ++k) {
     Translation& result = results[jobs[k].index];
-    const DecoderState* start = scoring ? &states[k] : &fresh[k];
-    items.push_back({&result, start});
+    if (jobs[k].given) {
+      items.push_back({&result, &states[k], true});
+      continue;
+    }
+    if (!recording) continue;
+    items.push_back({&result, &fresh[k], false});
     if (!options.record_attention || !options.record_n_best) continue;
     for (size_t r = 1; r < result.n_best.size(); ++r) {
       result.n_best[r].attention = std::make_shared<AttentionRecord>(AttentionRecord::for_sentence(
           c, result.attention->source_length, options.record_cross_only));
-      items.push_back({&result.n_best[r], start});
+      items.push_back({&result.n_best[r], &fresh[k], false});
     }
   }
-  reread(decoder, items, c, scoring, options);
+  if (items.empty()) return;
+  reread(decoder, items, c, options);
   for (const Job& job : jobs) {
     Translation& result = results[job.index];
+    // A blank line's one hypothesis, in the n-best list as a searched line's are.
+    if (job.given && !scoring && (options.n_best > 1 || options.keep_n_best)) {
+      Translation entry = result;
+      result.n_best.push_back(std::move(entry));
+    }
     if (result.n_best.empty()) continue;
     result.n_best[0].attention = result.attention;
     result.n_best[0].alternatives = result.alternatives;

@@ -24,13 +24,19 @@ std::string kernels_on_this_cpu() {
   return list + " (MINIMT_KERNELS)";
 }
 
-// What each compute type runs on this CPU.
+// What each compute type runs on this CPU; "(default)" marks the one that runs without
+// --compute-type, which is the model file's (int8 for a file minimt convert wrote as int8).
 std::string compute_types_on_this_cpu(const Model& model) {
+  const auto mark = [&](ComputeType type) {
+    return model.default_compute_type() == type ? std::string(" (default)") : std::string();
+  };
   std::string bf16 = compute_type_unsupported_reason(ComputeType::kBf16).empty()
-                         ? "bf16 (AVX512_BF16)"
+                         ? "bf16 (AVX512_BF16)" + mark(ComputeType::kBf16)
                          : "bf16 not here (no AVX512_BF16)";
-  return "float32 (default), int8 (" + to_string(int8_kernel_matching(model.linear_kernel())) +
-         " kernel), " + bf16;
+  // "int8 (avx2 kernel) (default)": the mark last, after what the type runs.
+  return "float32" + mark(ComputeType::kFloat32) + ", int8 (" +
+         to_string(int8_kernel_matching(model.linear_kernel())) + " kernel)" +
+         mark(ComputeType::kInt8) + ", " + bf16;
 }
 
 std::string linear_layers_text(const Model& model) {

@@ -29,6 +29,15 @@ namespace {
 // Warnings of one kind named line by line; the rest are counted at the end.
 constexpr long long kWarningsPerKind = 10;
 
+// 'a', 'b' and 2 more: the first 8 words of a list, quoted.
+std::string listed_words(const std::vector<std::string>& words) {
+  std::string text;
+  const size_t shown = std::min<size_t>(words.size(), 8);
+  for (size_t i = 0; i < shown; ++i) text += (i ? ", '" : "'") + words[i] + "'";
+  if (shown < words.size()) text += " and " + std::to_string(words.size() - shown) + " more";
+  return text;
+}
+
 // The records to -o; each line's warnings and errors to stderr, above the progress bar.
 class TerminalSink : public RecordSink {
  public:
@@ -75,14 +84,15 @@ void TerminalSink::notice(const LineNotice& n) {
   if (n.truncated && !quiet_)
     progress_.message(where + " is longer than the model's max_positions (" +
                       std::to_string(max_positions_) + " tokens) and was cut");
-  if (!n.unknown.empty() && !quiet_ && unknown_lines_++ < kWarningsPerKind) {
-    std::string words;
-    const size_t shown = std::min<size_t>(n.unknown.size(), 8);
-    for (size_t i = 0; i < shown; ++i) words += (i ? ", '" : "'") + n.unknown[i] + "'";
-    if (shown < n.unknown.size())
-      words += " and " + std::to_string(n.unknown.size() - shown) + " more";
-    progress_.message(where + ": the model does not know " + words +
-                      " (read as <unk>); see minimt vocab");
+  const bool unknown = !n.unknown.empty() || !n.target_unknown.empty();
+  if (unknown && !quiet_ && unknown_lines_++ < kWarningsPerKind) {
+    // score names the side: the source and the target have a tokenizer each.
+    if (!n.unknown.empty())
+      progress_.message(where + ": the model does not know " + listed_words(n.unknown) +
+                        (n.scored ? " in the source" : "") + " (read as <unk>); see minimt vocab");
+    if (!n.target_unknown.empty())
+      progress_.message(where + ": the model does not know " + listed_words(n.target_unknown) +
+                        " in the target (read as <unk>); see minimt vocab --side target");
   }
   if (n.cut_short && !quiet_ && cut_short_lines_++ < kWarningsPerKind)
     progress_.message(where + ": the translation stopped at " + std::to_string(n.output_tokens) +
@@ -188,6 +198,9 @@ int run_lines(LineRunArgs& args) {
   std::shared_ptr<const Model> model = load_model(request.model, request.compute_type);
   const RequestPlan plan = plan_request(request, *model);
   check_paths(args, *model, reader.get());
+  if (!args.quiet)
+    for (const std::string& warning : plan.warnings)
+      fprintf(stderr, "minimt: warning: %s\n", warning.c_str());
 
   RunFiles files(args);
   const bool show_progress = !args.quiet && reader && reader->regular_file() && isatty(2);

@@ -130,10 +130,10 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
   } else {
     read_inline_tensors(c.inline_weights, config_path, model->store_);
   }
+  model->default_compute_type_ =
+      model->store_.holds(DType::kI8) ? ComputeType::kInt8 : ComputeType::kFloat32;
   LoadOptions resolved = options;
-  if (!resolved.compute_type)
-    resolved.compute_type =
-        model->store_.holds(DType::kI8) ? ComputeType::kInt8 : ComputeType::kFloat32;
+  if (!resolved.compute_type) resolved.compute_type = model->default_compute_type_;
   const ComputeType compute_type = *resolved.compute_type;
   // Whatever packs the Linear weights (minimt's float32 kernel, int8, bf16) reads each one
   // straight from the mapped file (F16, BF16 and I8 ones widened a panel or a row at a time):

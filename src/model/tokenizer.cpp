@@ -2,6 +2,8 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
+
 #include "minimt/base/error.h"
 #include "minimt/model/paths.h"
 #include "minimt/model/sentencepiece_check.h"
@@ -54,11 +56,23 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
 
 std::vector<std::string> Tokenizer::unknown_words(const std::string& text) const {
   std::vector<std::string> words;
+  size_t word_end = 0;  // where the word taken last ends: its other unknown pieces add nothing
   const auto encoded = processor_->EncodeAsImmutableProto(text);
-  for (const auto& piece : encoded.pieces())
-    if (processor_->IsUnknown(static_cast<int>(piece.id())) ||
-        (unknown_from_ >= 0 && static_cast<int>(piece.id()) >= unknown_from_))
-      words.push_back(piece.surface());
+  for (const auto& piece : encoded.pieces()) {
+    const int id = static_cast<int>(piece.id());
+    if (!processor_->IsUnknown(id) && !(unknown_from_ >= 0 && id >= unknown_from_)) continue;
+    // SentencePiece's offsets are into text, as the user wrote it (its own normalization is
+    // mapped back); the word around them is what they typed. Each byte is looked at once.
+    size_t begin = std::min<size_t>(piece.begin(), text.size());
+    const size_t end = std::min<size_t>(piece.end(), text.size());
+    while (begin < end && text[begin] == ' ') ++begin;
+    if (!words.empty() && begin < word_end) continue;
+    size_t start = begin;
+    while (start > word_end && text[start - 1] != ' ') --start;
+    const size_t stop = std::min(text.find(' ', begin), text.size());
+    if (stop > start) words.push_back(text.substr(start, stop - start));
+    word_end = stop;
+  }
   return words;
 }
 

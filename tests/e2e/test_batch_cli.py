@@ -144,8 +144,8 @@ def check_jsonl(tally, base, work, max_positions):
                 isinstance(r.get("token_log_probs"), list) and \
                 all(p <= 0 for p in r["token_log_probs"]) and \
                 abs(sum(r["token_log_probs"]) - r["score"]) <= 1e-4 * (1 + abs(r["score"])) and \
-                (len(r["token_log_probs"]) == len(r["tokens"]) + (0 if r.get("cut_short") else 1)
-                 or (r["translation"] == "" and r["tokens"] == r["token_log_probs"] == [])) and \
+                len(r["token_log_probs"]) == len(r["tokens"]) and \
+                (r.get("cut_short") or r["tokens"][-1:] == ["</s>"]) and \
                 r.get("cut_short", True) is True and \
                 all(isinstance(w, str) and w for w in r.get("unknown", ["x"])) and \
                 set(r.keys()) <= {"line", "source", "translation", "tokens", "score",
@@ -154,16 +154,20 @@ def check_jsonl(tally, base, work, max_positions):
         tally.check(ok, f"jsonl record {r.get('line')} has the documented fields", repr(r))
     if len(records) == 6:
         tally.check([r["line"] for r in records] == [1, 2, 3, 4, 5, 6], "jsonl: line numbers")
-        tally.check(records[1]["translation"] == "" and records[1]["tokens"] == [] and
-                    records[1]["score"] == 0, "jsonl: an empty line, empty translation, score 0")
+        tally.check(records[1]["translation"] == "" and records[1]["tokens"] == ["</s>"] and
+                    records[1]["score"] == records[1]["token_log_probs"][0] < 0,
+                    "jsonl: an empty line, empty translation, eos alone with its log-probability",
+                    repr(records[1]))
         tally.check(records[3]["source"] == "naïve café", "jsonl: UTF-8 source as is")
         tally.check("error" in records[4] and records[4]["source"] == "bad \ufffd",
                     "jsonl: invalid UTF-8 is an error; its source shows U+FFFD", repr(records[4]))
         tally.check(records[5].get("truncated") is True and "truncated" not in records[0],
                     "jsonl: truncated:true only on the cut line")
-        tally.check("".join(records[0]["tokens"]).replace("\u2581", " ").strip() ==
+        pieces = records[0]["tokens"][:None if records[0].get("cut_short") else -1]  # eos
+        tally.check("".join(pieces).replace("\u2581", " ").strip() ==
                     records[0]["translation"].strip(),
-                    "jsonl: tokens are the pieces of the translation", repr(records[0]))
+                    "jsonl: tokens are the pieces of the translation, then eos unless cut short",
+                    repr(records[0]))
 
     # -o FILE holds exactly what stdout would.
     target = os.path.join(work, "out.jsonl")

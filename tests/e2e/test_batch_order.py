@@ -89,7 +89,7 @@ def main():
                 else:
                     ok = "error" not in r and r["source"] == line.decode()
                     if kind in ("empty", "blank"):
-                        ok = ok and r["translation"] == "" and r["tokens"] == []
+                        ok = ok and r["translation"] == "" and r["tokens"] == ["</s>"]
                     ok = ok and r.get("truncated", False) == (kind == "long")
                 if not ok:
                     bad.append((r["line"], kind, r))

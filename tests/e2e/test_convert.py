@@ -243,9 +243,33 @@ def check_model(minimt, label, original, work, lines, reference_lines=()):
         check(default == a, f"{label}: an int8 file computes in int8 by default: {err3}")
         print(f"{label}: int8 compute, file vs load-time quantization: "
               f"{'identical' if a == b else 'DIFFERENT'} on {len(lines)} lines")
+        check_info_default(minimt, label, original, int8_dir)
     else:
         print(f"{label}: (this minimt has no --compute-type: the int8 compute check waits)")
     return int8_dir
+
+
+def info_lines(minimt, model, *extra):
+    """minimt info's lines as {first word(s): rest}, e.g. "compute types": "float32, ..."."""
+    r = run(minimt, "info", "--model", model, *extra)
+    return {line[:15].strip(): line[15:] for line in r.stdout.splitlines()}, r.returncode
+
+
+def check_info_default(minimt, label, original, int8_dir):
+    """info names the compute type that runs without --compute-type: the file's (int8 for the
+    converted model, which the translation check above saw run int8 by default), also when
+    --compute-type picks another for this one run."""
+    for model, default, extra in ((int8_dir, "int8", ()), (int8_dir, "int8", ("--compute-type",
+                                  "float32")), (original, "float32", ())):
+        info, status = info_lines(minimt, model, *extra)
+        types = info.get("compute types", "")
+        marked = [part.split(" ")[0] for part in types.split(", ") if "(default)" in part]
+        check(status == 0 and marked == [default],
+              f"{label}: info {' '.join(extra)} on the {'int8' if model == int8_dir else 'original'}"
+              f" model marks {marked} as the default, expected [{default!r}]: {types!r}")
+    info, _ = info_lines(minimt, int8_dir)
+    check(info.get("linear layers", "").startswith("int8,"),
+          f"{label}: info on the int8 model: linear layers {info.get('linear layers')!r}")
 
 
 def check_refused(minimt, label, model_dir, tensor, expect, tensors):

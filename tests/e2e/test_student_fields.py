@@ -9,8 +9,9 @@ Checks, against numbers minimt did not produce itself where there are any:
     K entries per position, most likely first, probabilities in [0, 1] summing to at most 1,
     and for greedy output the first alternative is the token chosen, with probability
     exp(its log-probability);
-  - an all-caps sentence: "unknown" lists the distinct words read as <unk> (SentencePiece, read
-    here in Python, says which pieces are unknown), and the warning names them with the line;
+  - an all-caps sentence: "unknown" lists the distinct words, as typed, that hold a piece read as
+    <unk> (SentencePiece, read here in Python, says which pieces are unknown and where), and
+    the warning names them with the line;
   - --max-length 3: "cut_short": true, three tokens and no eos, and a warning naming the line;
   - text n-best with a length penalty prints the ranking score, which orders the ranks;
   - --alternatives with text output (where they cannot appear) is refused, exit 2;
@@ -45,14 +46,15 @@ def main():
     check(status == 0 and len(records) == 2 and err == "", "two sentences: exit 0, quiet", err)
     for r in records:
         probs = r["token_log_probs"]
-        check(len(probs) == len(r["tokens"]) + 1, "one log-probability per token and eos")
+        check(len(probs) == len(r["tokens"]) and r["tokens"][-1] == "</s>",
+              "one log-probability per token, eos included (the one rule)", repr(r["tokens"]))
         check(abs(sum(probs) - r["score"]) < 1e-4, "token_log_probs sum to score")
         check(len(r["alternatives"]) == len(probs), "alternatives at every output position")
         for position, (alternatives, log_prob) in enumerate(zip(r["alternatives"], probs)):
             p = [a["probability"] for a in alternatives]
             check(len(p) == 3 and p == sorted(p, reverse=True) and 0 <= p[-1] and sum(p) <= 1 + 1e-5,
                   "3 alternatives, most likely first, a distribution's part", repr(alternatives))
-            chosen = (r["tokens"] + ["</s>"])[position]
+            chosen = r["tokens"][position]
             check(alternatives[0]["token"] == chosen and
                   abs(alternatives[0]["probability"] - math.exp(log_prob)) < 1e-4,
                   "greedy: the first alternative is the token chosen, with its probability",
@@ -66,13 +68,17 @@ def main():
 
     source = spm.SentencePieceProcessor(model_file=os.path.join(model, "source.spm"))
     text = "MY CAT SEES THE DOG."
-    unknown = []
+    unknown = []  # the words as typed that hold a piece SentencePiece reads as <unk>
     for piece in source.encode(text, out_type="immutable_proto").pieces:
-        if source.is_unknown(piece.id) and piece.surface not in unknown:
-            unknown.append(piece.surface)
+        if source.is_unknown(piece.id):
+            start, stop = text.rfind(" ", 0, piece.begin) + 1, text.find(" ", piece.begin)
+            word = text[start:stop if stop >= 0 else len(text)]
+            if word not in unknown:
+                unknown.append(word)
     status, records, err = run(minimt, "-m", model, "--format", "jsonl", "the cat", text)
     check(unknown and records[1].get("unknown") == unknown,
-          "unknown: the words SentencePiece reads as <unk>", "%r %r" % (records[1], unknown))
+          "unknown: the words with a part SentencePiece reads as <unk>, as typed",
+          "%r %r" % (records[1], unknown))
     named = ", ".join("'%s'" % w for w in unknown)
     check("minimt: warning: line 2: the model does not know %s (read as <unk>)" % named in err and
           "line 1" not in err, "the unknown-word warning names line 2 and the words", err)
@@ -95,7 +101,7 @@ def main():
     status, records, _ = run(minimt, "--format", "jsonl", *options)
     _, text_out, _ = support.run([minimt, "translate", *options])
     rows = [line.split("\t") for line in text_out.decode().splitlines()]
-    want = [e["score"] / (len(e["tokens"]) + 1) for e in records[0]["n_best"]]
+    want = [e["score"] / len(e["tokens"]) for e in records[0]["n_best"]]
     got = [float(row[2]) for row in rows]
     check(status == 0 and len(got) == 3 and all(abs(g - w) < 1e-5 for g, w in zip(got, want)) and
           got == sorted(got, reverse=True),

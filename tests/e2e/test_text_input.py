@@ -103,7 +103,7 @@ def check_blank_lines(tally, base, work):
     records = jsonl_records(tally, out, "blank lines")
     tally.check(status == 0 and len(records) == len(lines) + 2, "blank lines, jsonl: exit 0")
     for blank, record in zip(blanks, records[1:-1]):
-        tally.check(record.get("translation") == "" and record.get("tokens") == [] and
+        tally.check(record.get("translation") == "" and record.get("tokens") == ["</s>"] and
                     record.get("source") == blank.replace("\x00", "\u0000"),
                     f"blank line {blank!r}, jsonl: translation \"\", source as given",
                     repr(record))

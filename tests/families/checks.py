@@ -61,6 +61,9 @@ def compare_output(res, where, record, sentence, ref, piece_ids, text):
     mine = [piece_ids(p) for p in sentence["output_tokens"]]
     res.check(mine == ref["tokens"], "%s: minimt ids %s, reference %s" % (where, mine,
                                                                          ref["tokens"]))
+    res.check(record["tokens"] == sentence["output_tokens"],
+              "%s: the record's tokens %s and the dump's output tokens %s are one list (eos "
+              "included)" % (where, record["tokens"], sentence["output_tokens"]))
     res.check(record.get("cut_short", False) == (not ref["finished"]),
               "%s: cut_short %s, reference finished %s" % (where, record.get("cut_short"),
                                                            ref["finished"]))

@@ -134,14 +134,13 @@ class Context:
         return self.jsonl("translate", lines, ["--max-length", max_length] + list(options))
 
     def ids(self, hyp):
-        """Target ids of an engine hypothesis: its pieces, and eos when it has one log-prob
-        more than pieces."""
+        """Target ids of an engine hypothesis: its pieces, eos included, one per log-probability
+        (docs/scripting.md: tokens and token_log_probs are always the same length)."""
         ids = [self.tr.target_sp.piece_to_id(p) for p in hyp["tokens"]]
-        extra = len(hyp["token_log_probs"]) - len(ids)
-        if extra not in (0, 1):
+        if len(ids) != len(hyp["token_log_probs"]):
             raise Mismatch("%d tokens but %d token_log_probs"
                            % (len(ids), len(hyp["token_log_probs"])))
-        return ids + [self.tr.eos] * extra
+        return ids
 
 
 # ----------------------------------------------------------------------------- comparison

@@ -57,13 +57,12 @@ RunSummary run_lines(const Request& request, std::vector<std::string> lines, Kee
 
 }  // namespace
 
-TEST_CASE("check_request: the default request passes, bad values name their field",
-          "[request]") {
+TEST_CASE("check_request: the default request passes, bad values name their field", "[request]") {
   CHECK(refusal(Request()).first.empty());
   Request request;
   request.search.beam_size = 0;
-  CHECK(refusal(request) == std::make_pair(std::string("--beam-size: 0 is not in [1, 256]"),
-                                           std::string("beam_size")));
+  CHECK(refusal(request) ==
+        std::make_pair(std::string("--beam-size: 0 is not in [1, 256]"), std::string("beam_size")));
   CHECK(refusal(request, FieldSpelling::kJson).first == "beam_size: 0 is not in [1, 256]");
   request = Request();
   request.search.top_p = 0.0f;
@@ -130,8 +129,7 @@ TEST_CASE("check_request: combinations that cannot run, in the option's or the J
   CHECK(refusal(request).first.empty());  // exactly the limit
 }
 
-TEST_CASE("plan_request: what the translator records follows what the request reads",
-          "[request]") {
+TEST_CASE("plan_request: what the translator records follows what the request reads", "[request]") {
   const Model& model = *hand_model();  // 1 decoder layer, 2 heads
   Request request;
   RequestPlan plan = plan_request(request, model);
@@ -215,7 +213,8 @@ TEST_CASE("plan_request: seeds, head masks and selections against the model", "[
   request = Request();
   request.record.align = true;
   request.record.align_layer = 1;
-  CHECK_THROWS_WITH(plan_request(request, model), Catch::Contains("decoder layer 1 does not exist"));
+  CHECK_THROWS_WITH(plan_request(request, model),
+                    Catch::Contains("decoder layer 1 does not exist"));
 }
 
 TEST_CASE("run_request: one record per line, in input order, whatever the threads", "[request]") {
@@ -238,7 +237,7 @@ TEST_CASE("run_request: one record per line, in input order, whatever the thread
   }
   CHECK(json::parse(sink.records[1])["error"] == "invalid UTF-8 at byte 0");
   CHECK(sink.notices[1].error == "invalid UTF-8 at byte 0");
-  CHECK(json::parse(sink.records[3])["translation"] == "");  // a blank line: no model run
+  CHECK(json::parse(sink.records[3])["translation"] == "");  // a blank line: not searched
   CHECK(sink.batches == std::vector<long long>{1, 2, 3, 4, 5});
 
   // fail_fast ends after the failed line; a sink that says no ends at once.
@@ -253,8 +252,7 @@ TEST_CASE("run_request: one record per line, in input order, whatever the thread
   CHECK(refusing.records.size() == 1);
 }
 
-TEST_CASE("run_request: text records, scores, n-best lists and alignments as asked",
-          "[request]") {
+TEST_CASE("run_request: text records, scores, n-best lists and alignments as asked", "[request]") {
   Request request;
   request.kind = RequestKind::kScore;
   request.record.align = true;

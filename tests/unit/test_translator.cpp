@@ -1,5 +1,5 @@
 // The Translator on seeded random models: a batch equals each sentence alone, and the
-// per-sentence rules: blank input, invalid UTF-8, truncation, max_length.
+// per-sentence rules: blank input (not searched, scored), invalid UTF-8, truncation, max_length.
 #include "decoder_test_models.h"
 
 namespace {
@@ -57,25 +57,32 @@ TEST_CASE("translator: a batch of 3 translates like one by one", "[translator]")
   CHECK(batch[0].source_ids == std::vector<int>{6, 4, 5, 7, 3});  // \u2581 a b c </s>
 }
 
-TEST_CASE("translator: blank sentences give \"\" without running the model", "[translator]") {
+TEST_CASE("translator: blank sentences give \"\", eos alone as score reads it", "[translator]") {
   minimt::test::TempDir dir;
   auto model = random_model_dir(dir, json::object(), 1616);
   Translator translator(model);
-  const uint64_t before = ops::gemm_flops();
+  TranslateOptions scoring;
+  scoring.columns = LineColumns::kSourceAndTarget;
+  const Translation scored = translator.translate({"\t"}, scoring).at(0);  // score "" ""
+  REQUIRE(scored.ok());
+  REQUIRE(scored.log_probs.size() == 1);
+  CHECK(scored.log_probs[0] < 0.0f);
   auto blank = translator.translate({"", "   ", "\t \r\n"});
-  CHECK(ops::gemm_flops() == before);  // no matrix product at all
   REQUIRE(blank.size() == 3);
   for (const Translation& t : blank) {
     CHECK(t.ok());
-    CHECK(t.text.empty());
-    CHECK(t.output_ids.empty());
-    CHECK(t.source_ids.empty());
+    CHECK(t.text.empty());  // not searched: the random model might say anything
+    CHECK(t.finished);
+    CHECK(t.output_ids == std::vector<int>{3});  // </s>
+    CHECK(t.source_ids == std::vector<int>{3});
+    CHECK(t.log_probs == scored.log_probs);  // the same bits as score "" ""
+    CHECK(t.score == scored.score);
   }
   // Blank lines inside a batch leave the others as they are alone.
   auto mixed = translator.translate({"ab", "", "ca", " "});
   REQUIRE(mixed.size() == 4);
   CHECK(mixed[1].text.empty());
-  CHECK(mixed[1].output_ids.empty());
+  CHECK(mixed[1].log_probs == scored.log_probs);
   CHECK(mixed[3].text.empty());
   check_same_translation(mixed[0], translator.translate({"ab"})[0]);
   check_same_translation(mixed[2], translator.translate({"ca"})[0]);

@@ -20,7 +20,8 @@ def read_jsonl(text, pytorch, eos):
         if pytorch:
             tokens.append(sum(1 for i in record["ids"] if i != eos))
         else:
-            tokens.append(len(record.get("tokens", [])))
+            pieces = record.get("tokens", [])  # eos included unless the output was cut short
+            tokens.append(max(0, len(pieces) - (0 if record.get("cut_short") else 1)))
     return translations, tokens
 
 

@@ -243,7 +243,7 @@ def build_parser():
     tr.add_argument("--jsonl", action="store_true",
                     help="print one JSON object per sentence (ids, tokens, log-prob scores)")
     tr.add_argument("--skip-blank", action="store_true",
-                    help="blank inputs give blank outputs without running the model")
+                    help="blank inputs are not searched: the empty output (eos), scored")
     tr.add_argument("--timing", action="store_true",
                     help="print load and translation seconds as JSON on stderr")
     add_mask_heads(tr)
@@ -262,7 +262,7 @@ def build_parser():
     bm.add_argument("--prefix", help="force the start of every translation")
     bm.add_argument("--threads", type=int, default=0)
     bm.add_argument("--skip-blank", action="store_true",
-                    help="blank inputs give an empty hypothesis without running the model")
+                    help="blank inputs give one hypothesis, the empty output (eos), scored")
     add_mask_heads(bm)
     bm.add_argument("text", nargs="*")
     bm.set_defaults(func=cmd_beam)

@@ -83,6 +83,10 @@ struct AlignmentOptions {
   int layer = -1;          // decoder layer; negative counts from the end (-1: the last one)
   std::vector<int> heads;  // empty: all heads
   AlignRule rule = kDefaultAlignRule;
+  // Not empty: every head the alignment averages is masked (--mask-heads), so the averaged
+  // cross-attention is all zeros and no link means anything; align_translation gives none.
+  // Says why, for the user.
+  std::string no_links;
 };
 
 // Throws Error unless the layer and heads exist in a model with these dimensions; returns the

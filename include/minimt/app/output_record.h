@@ -13,18 +13,19 @@
 namespace minimt {
 
 struct OutputRecord {
-  long long line = 0;                   // the input line's number, from 1
-  std::string source;                   // the input line (its source column)
-  std::string target;                   // score: the translation that was scored
-  std::string error;                    // not empty: the line failed (no translation)
-  std::string translation;              // Translation::text
-  std::vector<std::string> tokens;      // target pieces: without the final eos (score: with)
-  std::vector<float> token_log_probs;   // one per output token, eos included
-  float score = 0.0f;                   // sum of token_log_probs
-  std::optional<double> ranking_score;  // with a length penalty: score / length^penalty
-  bool truncated = false;               // the source was cut to max_positions
-  bool cut_short = false;               // the output stopped at the length limit, before eos
-  std::vector<std::string> unknown;     // parts of the source read as <unk>
+  long long line = 0;                       // the input line's number, from 1
+  std::string source;                       // the input line (its source column)
+  std::string target;                       // score: the translation that was scored
+  std::string error;                        // not empty: the line failed (no translation)
+  std::string translation;                  // Translation::text
+  std::vector<std::string> tokens;          // target pieces, the final eos included
+  std::vector<float> token_log_probs;       // one per token: tokens[i]'s log-probability
+  float score = 0.0f;                       // sum of token_log_probs
+  std::optional<double> ranking_score;      // with a length penalty: score / length^penalty
+  bool truncated = false;                   // the source was cut to max_positions
+  bool cut_short = false;                   // the output stopped at the length limit, before eos
+  std::vector<std::string> unknown;         // words of the source with a part read as <unk>
+  std::vector<std::string> target_unknown;  // score: words of the target with a part read as <unk>
   // --alternatives: per output token, the most likely pieces there and their probabilities.
   std::vector<std::vector<std::pair<std::string, float>>> alternatives;
   std::optional<std::string> alignment;  // --align: the word alignment in Pharaoh format
@@ -33,7 +34,7 @@ struct OutputRecord {
   double time_ms = 0;                    // the line's share of its batch's wall time
 };
 
-// scoring: the record of minimt score (tokens keep the eos piece).
+// scoring: the record of minimt score (an output is never cut short).
 OutputRecord make_output_record(const Model& model, const Translation& translation, long long line,
                                 double time_ms, bool scoring = false);
 
@@ -52,8 +53,8 @@ std::string n_best_text_lines(const OutputRecord& record);
 std::string score_text_line(const OutputRecord& record);
 
 // One JSON object and '\n':
-//   {"line":N,"source":S,"translation":T,"tokens":[pieces],"score":F,"token_log_probs":[F],
-//    "time_ms":F}
+//   {"line":N,"source":S,"translation":T,"tokens":[pieces, eos included],"score":F,
+//    "token_log_probs":[F, one per token],"time_ms":F}
 // Numbers are written as the shortest text that reads back as the same float (null if not
 // finite), time_ms with 3 decimals: json_writer.h writes every string and number, so control
 // characters are escaped, invalid UTF-8 is written as U+FFFD and no NaN gets in. Optional
@@ -65,7 +66,7 @@ std::string score_text_line(const OutputRecord& record);
 std::string jsonl_line(const OutputRecord& record);
 
 // minimt score: {"line":N,"source":S,"target":T,"tokens":[pieces, eos included],
-// "token_log_probs":[F],"score":F, then "unknown", "truncated", "alignment" as above,
+// "token_log_probs":[F],"score":F, then "unknown", "target_unknown", "truncated", "alignment",
 // "time_ms":F}; a failed line: {"line","source","target","error","time_ms"}.
 std::string score_jsonl_line(const OutputRecord& record);
 

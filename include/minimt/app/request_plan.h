@@ -19,6 +19,8 @@ struct RequestPlan {
   // record.show: the heatmap drawn for each line, and what of the attention it needs.
   std::optional<HeatmapChoice> show;
   DumpSelection show_selection;
+  // What the user should read once, before the records (a warning: the run goes on).
+  std::vector<std::string> warnings;
 };
 
 // Checks the request (check_request), draws a seed when it samples without one, then checks it

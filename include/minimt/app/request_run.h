@@ -21,9 +21,11 @@ struct LineNotice {
   long long line = 0;                // numbered from 1
   std::string error;                 // not empty: the line failed and has no translation
   bool truncated = false;            // the source was cut (to kMaxLineBytes or max_positions)
-  std::vector<std::string> unknown;  // parts of the source read as <unk>
-  bool cut_short = false;            // translate: it stopped at the length limit, before eos
-  size_t output_tokens = 0;          // the tokens it had then
+  std::vector<std::string> unknown;  // words of the source with a part read as <unk>
+  std::vector<std::string> target_unknown;  // score: the same for the target
+  bool scored = false;                      // score: a source and a target, each named
+  bool cut_short = false;                   // translate: it stopped at the length limit, before eos
+  size_t output_tokens = 0;                 // the tokens it had then
 };
 
 // Where the records go.

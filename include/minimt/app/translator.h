@@ -52,7 +52,9 @@ struct Translation {
   double ranking_score = 0.0;        // score / length^length_penalty, what beams are ranked by
   bool finished = true;              // the output ended with eos (false: cut at the length limit)
   bool truncated = false;            // the source was cut (to kMaxLineBytes or max_positions)
-  std::vector<std::string> unknown;  // parts of the source read as <unk>: distinct, first 100
+  std::vector<std::string> unknown;  // words of the source with a part read as <unk>: distinct,
+                                     // as typed, the first 100
+  std::vector<std::string> target_unknown;  // the same for the target that is scored
   std::vector<std::vector<TokenProbability>> alternatives;  // per output id, with alternatives
   // With logit_lens: [decoder layer][output position], the most likely tokens there.
   std::vector<std::vector<std::vector<TokenProbability>>> layer_predictions;
@@ -70,8 +72,9 @@ class Translator {
   // sentence, in order. Each sentence is read as text_input.h says: cut to kMaxLineBytes
   // first, then checked, normalized and tokenized. A sentence that fails (invalid UTF-8, a
   // missing column, a target too long) gets its error and the others are still done. A blank
-  // source translates to "" without running the model. The output of a sentence does not
-  // depend on the others in the batch. Thread-safe: concurrent calls share the model.
+  // source is not searched: it translates to "", an output of eos alone that the model scores
+  // as score would (its log-probability, attention and alternatives). The output of a sentence
+  // does not depend on the others in the batch. Thread-safe: concurrent calls share the model.
   std::vector<Translation> translate(const std::vector<std::string>& sentences,
                                      const TranslateOptions& options = {}) const;
 

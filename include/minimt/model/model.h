@@ -51,6 +51,9 @@ class Model {
   size_t packed_bytes() const { return packed_.bytes() + low_precision_.bytes(); }
   LinearKernel linear_kernel() const { return kernel_; }
   ComputeType compute_type() const { return compute_type_; }
+  // What runs without --compute-type: int8 for a file with I8 weights (minimt convert), else
+  // float32.
+  ComputeType default_compute_type() const { return default_compute_type_; }
   Int8Kernel int8_kernel() const { return int8_kernel_; }
 
  private:
@@ -64,6 +67,7 @@ class Model {
   LinearKernel kernel_ = LinearKernel::kOpenblas;
   PackedWeights packed_;
   ComputeType compute_type_ = ComputeType::kFloat32;
+  ComputeType default_compute_type_ = ComputeType::kFloat32;
   Int8Kernel int8_kernel_ = Int8Kernel::kGeneric;
   LowPrecisionWeights low_precision_;
 

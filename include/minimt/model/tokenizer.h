@@ -24,7 +24,8 @@ class Tokenizer {
 
   std::vector<int> encode(const std::string& text) const;
   std::string decode(const std::vector<int>& ids) const;
-  // The parts of text that encode() turns into the unknown piece, as they are written in it.
+  // The words of text (white space already made ' ', normalize_input) that hold a part
+  // encode() turns into the unknown piece, whole and as written: "café", not its "é".
   std::vector<std::string> unknown_words(const std::string& text) const;
   bool is_unknown(int id) const;
   std::string piece(int id) const;

@@ -8,11 +8,6 @@ two can be compared.
 
 def attention_record(translator, res):
     """One sentence of the dump."""
-    if res.get("blank"):
-        return {"source": res["source"], "translation": "", "source_tokens": [],
-                "decoder_input_tokens": [], "output_tokens": [],
-                "encoder_self_attention": [], "decoder_self_attention": [],
-                "cross_attention": []}
     ids = res["ids"]
     decoder_input = [translator.start] + ids[:-1]
     source_piece, target_piece = translator.source_sp.id_to_piece, translator.target_sp.id_to_piece

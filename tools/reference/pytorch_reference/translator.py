@@ -8,7 +8,7 @@ batches of padded sources, and the searches of ../search over them.
         .score(source, target, record_attention=False)      (`minimt score` of one pair)
         .next_distribution(text, temperature, top_k, top_p, prefix=None)
         .mask_heads(spec)                                    (--mask-heads SPEC)
-    is_blank(text), blank_result(text)
+    is_blank(text)
 """
 import sys
 
@@ -29,18 +29,13 @@ def is_blank(text):
     return all(c in " \t\n\v\f\r" for c in text)
 
 
-def blank_result(text):
-    return {"source": text, "source_ids": [], "ids": [], "scores": [], "translation": "",
-            "blank": True}
-
-
 class Translator:
     """A loaded model directory: model, config and both tokenizers."""
 
     def __init__(self, model_dir, quiet=False, skip_blank=False):
-        """skip_blank: translate empty / all-whitespace inputs to "" without running the
-        model (the C++ engine's policy); by default they run as [eos], as the format's
-        forward pass reads."""
+        """skip_blank: empty / all-whitespace inputs are not searched: their translation is
+        "", the output eos alone, scored by teacher forcing (the C++ engine's policy,
+        blank_result); by default they are searched like any other source."""
         self.model_dir = model_dir
         self.quiet = quiet
         self.skip_blank = skip_blank
@@ -104,7 +99,8 @@ class Translator:
             return results
         sources = [None if self.skip_blank and is_blank(t) else self.source_ids(t)
                    for t in texts]
-        results = [blank_result(t) if ids is None else None for t, ids in zip(texts, sources)]
+        results = [self.blank_result(t) if ids is None else None
+                   for t, ids in zip(texts, sources)]
         order = sorted((i for i, ids in enumerate(sources) if ids is not None),
                        key=lambda i: len(sources[i]))
         for begin in range(0, len(order), batch_size):
@@ -121,7 +117,8 @@ class Translator:
         if self.skip_blank:
             run = [t for t in texts if not is_blank(t)]
             done = iter(self._run_batch(run, max_length, record_attention) if run else [])
-            return [blank_result(t) if is_blank(t) else next(done) for t in texts]
+            return [self.blank_result(t, record_attention) if is_blank(t) else next(done)
+                    for t in texts]
         return self._run_batch(texts, max_length, record_attention)
 
     def _run_batch(self, texts, max_length, record_attention):
@@ -159,24 +156,25 @@ class Translator:
     # -- beam, scoring, sampling
 
     def hypothesis(self, hyp):
-        """A beam result of search.beam.beam_search with its text and pieces (eos excluded,
-        as in minimt's JSON Lines)."""
+        """A beam result of search.beam.beam_search with its text and pieces (one per
+        log-probability, eos included, as in minimt's JSON Lines)."""
         out = dict(hyp)
         out["translation"] = self.detokenize(hyp["ids"])
-        out["tokens"] = self.pieces([i for i in hyp["ids"] if i != self.eos])
+        out["tokens"] = self.pieces(hyp["ids"])
         return out
 
     def beam(self, texts, beam_size, n_best, length_penalty, max_length, prefixes=None):
         """Beam search of each text -> list of {source, source_ids, hypotheses (best first)}.
         prefixes: None, or one prefix text (or None) per text. A blank input with skip_blank
-        gives one empty hypothesis without running the model."""
+        gives one hypothesis, the empty translation (eos alone, scored: blank_result)."""
         results = []
         for n, text in enumerate(texts):
             prefix = prefixes[n] if prefixes else None
             if self.skip_blank and is_blank(text):
-                hyps = [{"ids": [], "token_log_probs": [], "score": 0.0, "ranking_score": 0.0,
-                         "eos": False}]
-                results.append({"source": text, "source_ids": [],
+                blank = self.blank_result(text)
+                hyps = [{"ids": blank["ids"], "token_log_probs": blank["token_log_probs"],
+                         "score": blank["score"], "ranking_score": blank["score"], "eos": True}]
+                results.append({"source": text, "source_ids": blank["source_ids"],
                                 "hypotheses": [self.hypothesis(h) for h in hyps]})
                 continue
             ids = self.source_ids(text)
@@ -186,6 +184,13 @@ class Translator:
             results.append({"source": text, "source_ids": ids,
                             "hypotheses": [self.hypothesis(h) for h in hyps]})
         return results
+
+    def blank_result(self, text, record_attention=False):
+        """A blank input under skip_blank: not searched; the empty translation, the output eos
+        alone, with the log-probability the model gives it (as score "" "" has it)."""
+        res = self.force(text, [self.eos], record_attention)
+        res["scores"] = res["token_log_probs"]
+        return res
 
     def force(self, source, target_ids, record_attention=False):
         """Teacher-forced scoring of given target ids (eos included) -> a result dict with

@@ -49,8 +49,21 @@ std::vector<SentencePair> read_pairs(const Translator& translator, LineReader& r
   std::vector<std::string> sources;
   for (size_t i : untranslated) sources.push_back(pairs[i].source);
   if (!sources.empty()) {
-    std::vector<Translation> own = translator.translate(sources);
-    for (size_t k = 0; k < untranslated.size(); ++k) pairs[untranslated[k]].reference = own[k].text;
+    // One position is kept for the eos the reference is scored with (and one for a forced
+    // first token, format v2): a translation cut at the length limit still fits as a reference.
+    const ModelConfig& c = translator.model().config();
+    TranslateOptions options;
+    options.max_length = std::max(1, c.max_positions - 1 - (c.forced_first_token >= 0 ? 1 : 0));
+    std::vector<Translation> own = translator.translate(sources, options);
+    for (size_t k = 0; k < untranslated.size(); ++k) {
+      SentencePair& pair = pairs[untranslated[k]];
+      pair.reference = own[k].text;
+      if (!own[k].finished && own[k].ok() && callbacks.warning)
+        callbacks.warning(pair.line,
+                          "its greedy translation (the reference) stopped at " +
+                              std::to_string(options.max_length) +
+                              " tokens before its end (eos); scored as if it ended there");
+    }
   }
   // A pair is scored as one SOURCE<TAB>REFERENCE line, which the translator cuts at 64 KiB: a
   // source alone that long, with its translation after it, would lose the reference.

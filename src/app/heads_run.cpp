@@ -48,6 +48,8 @@ std::vector<SentencePair> read_pairs(const Translator& translator, LineReader& r
   }
   std::vector<std::string> sources;
   for (size_t i : untranslated) sources.push_back(pairs[i].source);
+  std::vector<bool> cut_at_limit(pairs.size());  // own translation stopped at the length limit
+  int cut_length = 0;
   if (!sources.empty()) {
     // One position is kept for the eos the reference is scored with (and one for a forced
     // first token, format v2): a translation cut at the length limit still fits as a reference.
@@ -56,24 +58,26 @@ std::vector<SentencePair> read_pairs(const Translator& translator, LineReader& r
     options.max_length = std::max(1, c.max_positions - 1 - (c.forced_first_token >= 0 ? 1 : 0));
     std::vector<Translation> own = translator.translate(sources, options);
     for (size_t k = 0; k < untranslated.size(); ++k) {
-      SentencePair& pair = pairs[untranslated[k]];
-      pair.reference = own[k].text;
-      if (!own[k].finished && own[k].ok() && callbacks.warning)
-        callbacks.warning(pair.line,
-                          "its greedy translation (the reference) stopped at " +
-                              std::to_string(options.max_length) +
-                              " tokens before its end (eos); scored as if it ended there");
+      pairs[untranslated[k]].reference = own[k].text;
+      cut_at_limit[untranslated[k]] = !own[k].finished && own[k].ok();
     }
+    cut_length = options.max_length;
   }
   // A pair is scored as one SOURCE<TAB>REFERENCE line, which the translator cuts at 64 KiB: a
   // source alone that long, with its translation after it, would lose the reference.
   std::vector<SentencePair> kept;
-  for (SentencePair& pair : pairs) {
-    if (pair.source.size() + 1 + pair.reference.size() > kMaxLineBytes)
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    SentencePair& pair = pairs[i];
+    if (pair.source.size() + 1 + pair.reference.size() > kMaxLineBytes) {
       refuse(pair.line, "with its greedy translation (the reference) after it, longer than " +
                             std::to_string(kMaxLineBytes) + " bytes (64 KiB)");
-    else
-      kept.push_back(std::move(pair));
+      continue;
+    }
+    if (callbacks.warning && cut_at_limit[i])
+      callbacks.warning(pair.line, "its greedy translation (the reference) stopped at " +
+                                       std::to_string(cut_length) +
+                                       " tokens before its end (eos); scored as if it ended there");
+    kept.push_back(std::move(pair));
   }
   return kept;
 }

@@ -166,7 +166,7 @@ def check_streams(tally, minimt, model, folder):
             ("--dump-attention", t + ["--dump-attention", "", "x"]),
             ("--model", [minimt, "info", "--model", ""]),
             ("--output", [minimt, "heads", "-m", model, "-o", ""]),
-            ("dump", [minimt, "view", ""]),
+            ("dumps", [minimt, "view", ""]),
             ("--svg", [minimt, "view", "d.json", "--svg", ""]),
             ("out", [minimt, "convert", model, ""])):
         cases.refused(f"{' '.join(command[1:2] + [name])} \"\"", command, 2,

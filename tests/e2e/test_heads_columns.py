@@ -24,17 +24,14 @@ On the shipped model and held-out pairs:
 Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
 """
 import json
-import math
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
+from head_patterns import KEYS, pattern  # noqa: E402
 
 MODEL = support.SHIPPED
-KEYS = {"encoder": "encoder_self_attention", "decoder": "decoder_self_attention",
-        "cross": "cross_attention"}
 # Held-out lines whose greedy translation changes when some head alone is masked (found with
 # `heads --translate` on the first 200), and two that none changes.
 LINES = [1, 2, 3, 89, 93, 115, 146, 165]
@@ -42,52 +39,9 @@ TALLY = support.Tally()
 check = TALLY.check
 
 
-def f32(x):
-    """x rounded to float32, as minimt's float arithmetic rounds it."""
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
 def close(got, want):
     """The JSON's numbers are float32 of minimt's double statistics."""
     return got is not None and want is not None and abs(got - want) <= 2e-6 * max(1.0, abs(want))
-
-
-def pattern(sentences, kind, layer, head, one_key=False):
-    """The pattern columns of one head, from the dump's matrices: means over the rows with two
-    keys or more (with one_key, every row) of every sentence, pooled."""
-    sums = dict.fromkeys(("entropy", "max_weight", "same", "previous", "first", "eos",
-                          "alignment_agreement"), 0.0)
-    rows = previous_rows = 0
-    for sentence in sentences:
-        heads = sentence[KEYS[kind]][layer]
-        for i, row in enumerate(heads[head]):
-            if kind == "decoder":
-                row = row[:i + 1]  # keys 0..i; the rest is the causal mask
-            if len(row) < 2 and not one_key:
-                continue  # weight 1 on the one key, whatever the head does
-            sums["entropy"] -= sum(p * math.log(p) for p in row if p > 0)
-            sums["max_weight"] += max(row)
-            sums["first"] += row[0]
-            if kind != "cross":
-                sums["same"] += row[i]
-                if i > 0:
-                    sums["previous"] += row[i - 1]
-                    previous_rows += 1
-            if kind != "decoder":
-                sums["eos"] += row[-1]  # the source's </s>
-            if kind == "cross":
-                average = [0.0] * len(row)  # as minimt sums it: float, w / heads each
-                for h in range(len(heads)):
-                    for j in range(len(row)):
-                        average[j] = f32(average[j] + f32(heads[h][i][j] / len(heads)))
-                sums["alignment_agreement"] += row.index(max(row)) == average.index(max(average))
-            rows += 1
-    stats = {k: v / rows for k, v in sums.items()}
-    stats["previous"] = sums["previous"] / previous_rows if previous_rows else None
-    for absent in {"encoder": ["alignment_agreement"], "decoder": ["eos", "alignment_agreement"],
-                   "cross": ["same", "previous"]}[kind]:
-        del stats[absent]
-    return stats
 
 
 class Runner:

@@ -46,7 +46,6 @@ Ends with a line "N passed, N failed"; exits 1 on any failure.
 
 import io
 import json
-import math
 import os
 import shutil
 import sys
@@ -56,6 +55,7 @@ import torch  # noqa: E402
 
 import compare_search as cs  # noqa: E402  (puts tests/ and tools/reference on the path)
 import compare_with_reference as cwr  # noqa: E402
+import head_patterns  # noqa: E402  (tests/head_patterns.py)
 import reference  # noqa: E402  (the command line)
 from pytorch_reference import head_mask_spec  # noqa: E402
 from pytorch_reference.attention_dump import attention_dump  # noqa: E402
@@ -476,42 +476,6 @@ def head_name(record):
     return "%s:%d:%d" % (record["type"], record["layer"], record["head"])
 
 
-def pattern_from_dump(sentences, kind, layer, head):
-    """The statistics minimt heads reports, computed here from a plain score dump."""
-    key = {v: k for k, v in KINDS.items()}[kind]
-    sums = {"entropy": 0.0, "max_weight": 0.0, "same": 0.0, "previous": 0.0, "first": 0.0,
-            "eos": 0.0, "alignment_agreement": 0.0}
-    rows = previous_rows = 0
-    for sentence in sentences:
-        matrix = sentence[key][layer]
-        for i, row in enumerate(matrix[head]):
-            if kind == "decoder":
-                row = row[:i + 1]  # the causal zeros are not keys of query i
-            if len(row) < 2:
-                continue  # one key (decoder position 0): weight 1 whatever the head does
-            sums["entropy"] -= sum(p * math.log(p) for p in row if p > 0)
-            sums["max_weight"] += max(row)
-            sums["first"] += row[0]
-            if kind != "cross":
-                sums["same"] += row[i]
-                if i > 0:
-                    sums["previous"] += row[i - 1]
-                    previous_rows += 1
-            if kind != "decoder":
-                sums["eos"] += row[-1]
-            if kind == "cross":
-                average = [sum(matrix[h][i][j] for h in range(len(matrix))) / len(matrix)
-                           for j in range(len(row))]
-                sums["alignment_agreement"] += row.index(max(row)) == average.index(max(average))
-            rows += 1
-    stats = {k: v / rows for k, v in sums.items()}
-    stats["previous"] = sums["previous"] / previous_rows if previous_rows else None
-    for absent in {"encoder": ["alignment_agreement"], "decoder": ["eos", "alignment_agreement"],
-                   "cross": ["same", "previous"]}[kind]:
-        stats.pop(absent)
-    return stats
-
-
 def check_heads(ctx):
     pairs = score_lines(ctx)[:10]
     lines = ["%s\t%s" % p for p in pairs]
@@ -542,7 +506,7 @@ def check_heads(ctx):
         if abs(r["delta_log_prob"] - want) > SELF_TOLERANCE:
             raise Mismatch("heads %s: delta_log_prob %r, from two score runs %r"
                            % (name, r["delta_log_prob"], want))
-        stats = pattern_from_dump(sentences, r["type"], r["layer"], r["head"])
+        stats = head_patterns.pattern(sentences, r["type"], r["layer"], r["head"])
         for key, value in stats.items():
             if value is None or r.get(key) is None or abs(r[key] - value) > SELF_TOLERANCE:
                 raise Mismatch("heads %s: %s %r, from the score dump %r"

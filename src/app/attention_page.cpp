@@ -76,6 +76,17 @@ json masked_heads(const AttentionMatrices& m) {
 // the keys of the sentence's token lists along its rows and columns ("right": the pieces
 // predicted, beside decoder rows). Rollouts ("rollout": true) share the axes of the type they
 // extend ("of"), with a caption and a note of their own.
+json sentence_texts(const DumpSentence& s) {
+  return {{"number", s.number},
+          {"source", s.source},
+          {"translation", s.translation},
+          {"error", s.error},
+          {"source_tokens", s.source_tokens},
+          {"decoder_input_tokens", s.decoder_input_tokens},
+          {"output_tokens", s.output_tokens},
+          {"attention", json::object()}};
+}
+
 json kinds() {
   auto tokens = [](dump_schema::Axis axis) {
     return axis == dump_schema::Axis::kSource ? "source_tokens" : "decoder_input_tokens";
@@ -194,16 +205,9 @@ json lens_json(const DumpSentence& s) {
 // The data of one sentence: its texts, tokens, and the weights of each type and rollout in the
 // dump; what it adds to the page counts in `summary`.
 json sentence_data(const DumpSentence& s, ViewSummary& summary) {
-  json entry = {{"number", s.number},
-                {"source", s.source},
-                {"translation", s.translation},
-                {"error", s.error},
-                {"source_tokens", s.source_tokens},
-                {"decoder_input_tokens", s.decoder_input_tokens},
-                {"output_tokens", s.output_tokens},
-                {"output_log_probs", s.output_log_probs},
-                {"alternatives", alternatives_json(s)},
-                {"attention", json::object()}};
+  json entry = page_data::sentence_texts(s);
+  entry["output_log_probs"] = s.output_log_probs;
+  entry["alternatives"] = alternatives_json(s);
   if (!s.error.empty() || s.blank()) return entry;  // the page says which
   if (!s.extras.empty()) entry["inside"] = packed_extras(s);
   if (!s.layer_predictions.empty()) entry["lens"] = lens_json(s);

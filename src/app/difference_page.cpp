@@ -34,16 +34,9 @@ json packed_difference(const MatricesDifference& d, bool lower) {
 // Sentence `sb` of B and its twin `sa` of A (the same tokens): B's texts and tokens, and per type
 // both hold, its difference. The predicted pieces go without probabilities: each run has its own.
 json sentence_difference(const DumpSentence& sa, const DumpSentence& sb, ViewSummary& summary) {
-  json entry = {{"number", sb.number},
-                {"source", sb.source},
-                {"translation", sb.translation},
-                {"error", sb.error},
-                {"source_tokens", sb.source_tokens},
-                {"decoder_input_tokens", sb.decoder_input_tokens},
-                {"output_tokens", sb.output_tokens},
-                {"output_log_probs", json::array()},
-                {"alternatives", json::array()},
-                {"attention", json::object()}};
+  json entry = page_data::sentence_texts(sb);
+  entry["output_log_probs"] = json::array();
+  entry["alternatives"] = json::array();
   if (!sb.error.empty() || sb.blank()) return entry;
   for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
     const AttentionMatrices* ma = sa.find(type.type);

@@ -26,6 +26,10 @@ std::vector<float> kept_values(const AttentionMatrices& m, bool lower);
 // Per layer, the numbers of the heads --mask-heads switched off ([] for a layer with none).
 nlohmann::json masked_heads(const AttentionMatrices& m);
 
+// A sentence's entry before its numbers: its number, texts, tokens, error, an empty
+// "attention" object; the caller adds output_log_probs, alternatives and the weights.
+nlohmann::json sentence_texts(const DumpSentence& s);
+
 // What the page's script knows of each attention type and rollout (data.js: KINDS).
 nlohmann::json kinds();
 

@@ -72,7 +72,7 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
   // Given outputs (scored targets, blank lines' "") wait for the re-reading; the others are
   // searched together, from states the search uses up: fresh copies (sharing the cross K/V)
   // stay to re-read from when their attention or alternatives are asked for.
-  std::vector<DecoderState> fresh(states.size());
+  std::vector<DecoderState> fresh(recording ? states.size() : 0);
   std::vector<DecoderState> searched_states;
   std::vector<SearchRequest> requests;
   std::vector<size_t> searched;  // indices into jobs

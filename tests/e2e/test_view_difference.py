@@ -25,7 +25,6 @@ test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit
 import base64
 import html
 import json
-import math
 import os
 import re
 import struct
@@ -35,13 +34,12 @@ import xml.etree.ElementTree as ElementTree
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
 from browser import browser_test  # noqa: E402
+from head_patterns import KEYS  # noqa: E402
 from test_view_browser import page_status  # noqa: E402
 
 TALLY = support.Tally()
 check = TALLY.check
 SVG = "{http://www.w3.org/2000/svg}"
-KEYS = {"encoder": "encoder_self_attention", "decoder": "decoder_self_attention",
-        "cross": "cross_attention"}
 SENTENCES = [("The black cat sees the small dog.", "Le chat noir voit le petit chien."),
              ("I am a student.", "Je suis étudiant.")]
 MASK = "cross:0:1,cross:2:1,decoder:1:3"

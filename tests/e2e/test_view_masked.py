@@ -30,13 +30,12 @@ import xml.etree.ElementTree as ElementTree
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
 from browser import browser_test  # noqa: E402
+from head_patterns import KEYS  # noqa: E402
 from test_view_browser import page_status  # noqa: E402
 
 TALLY = support.Tally()
 check = TALLY.check
 SVG = "{http://www.w3.org/2000/svg}"
-KEYS = {"encoder": "encoder_self_attention", "decoder": "decoder_self_attention",
-        "cross": "cross_attention"}
 MASK = "encoder:2:0,cross:0:1,cross:2:3,decoder:1:*"
 HEADS = 4
 

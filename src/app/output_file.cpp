@@ -89,6 +89,17 @@ void forget_temporary(int slot) {
   if (slot >= 0) g_used[slot] = false;
 }
 
+SignalsHeld::SignalsHeld() {
+  sigset_t held;
+  sigemptyset(&held);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, signal);
+  pthread_sigmask(SIG_BLOCK, &held, &previous_);
+}
+
+SignalsHeld::~SignalsHeld() {
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
 namespace {
 
 std::string random_suffix() {
@@ -146,6 +157,7 @@ OutputFile::OutputFile(const std::string& path) : path_(path), target_(output_ta
   const size_t slash = target_.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : target_.substr(0, slash + 1);
   const std::string name = slash == std::string::npos ? target_ : target_.substr(slash + 1);
+  const SignalsHeld held;  // until the handler knows the temporary
   for (int attempt = 0;; ++attempt) {
     temporary_ =
         (slash == std::string::npos ? "" : dir) + "." + name + ".minimt-" + random_suffix();

@@ -79,9 +79,14 @@ int run_convert(const ConvertArgs& args) {
   const std::string in = resolve_model_dir(args.in);
   check_paths(in, args.out);
   const ComputeType target = parse_compute_type(args.compute_type);
-  const std::string temporary = temporary_next_to(args.out);
-  // An interrupt removes it too (it holds only files).
-  const int slot = remember_temporary(temporary, true);
+  std::string temporary;
+  int slot;
+  {
+    const SignalsHeld held;  // an interrupt between the two would leave the folder behind
+    temporary = temporary_next_to(args.out);
+    // An interrupt removes it too (it holds only files).
+    slot = remember_temporary(temporary, true);
+  }
   ConversionSummary summary;
   try {
     summary = convert_model(in, temporary, target);

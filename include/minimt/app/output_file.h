@@ -5,6 +5,7 @@
 // "-", standard output.
 #pragma once
 
+#include <csignal>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -19,6 +20,20 @@ std::string output_target(const std::string& path);
 // all are taken (then only the clean-up on those signals is lost).
 int remember_temporary(const std::string& path, bool folder);
 void forget_temporary(int slot);
+
+// While one lives, SIGINT, SIGTERM and SIGHUP wait (blocked in this thread): hold one from
+// creating a temporary until remember_temporary knows it, or an interrupt between the two
+// leaves it behind. A signal that came meanwhile is delivered when it ends.
+class SignalsHeld {
+ public:
+  SignalsHeld();
+  ~SignalsHeld();
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+};
 
 class OutputFile {
  public:

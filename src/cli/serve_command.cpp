@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/serve_connection.h"
 #include "cli/serve_http.h"
 #include "cli/serve_json.h"
 #include "minimt/app/output_writer.h"
@@ -102,7 +103,7 @@ void add_serve_options(CLI::App& command, ServeArgs& args) {
 // it: the process is ending, and a second signal must not kill it while it answers.
 class StopOnSignal {
  public:
-  explicit StopOnSignal(httplib::Server& server) {
+  explicit StopOnSignal(ServeServer& server) {
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGTERM);
     sigaddset(&signals_, SIGINT);
@@ -116,7 +117,7 @@ class StopOnSignal {
       // stops it once it listens.
       while (!server.is_running() && !done_)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      server.stop();
+      server.stop_serving();
     });
   }
   ~StopOnSignal() {
@@ -178,16 +179,14 @@ int run_serve(ServeArgs& args) {
   base.threads = args.threads;
   args.queue.threads = request_threads(base);
 
-  httplib::Server server;
+  ConnectionLimits connection_limits;
+  connection_limits.timeout_seconds = args.timeout;
+  ServeServer server(connection_limits);
   StopOnSignal stop(server);
   ServingQueue queue(args.queue);
   const size_t connections = static_cast<size_t>(args.connections);
   server.new_task_queue = [connections, &queue] { return new ConnectionPool(connections, queue); };
   server.set_tcp_nodelay(true);  // an answer's headers and body are two writes: no Nagle delay
-  server.set_read_timeout(args.timeout);
-  server.set_write_timeout(args.timeout);
-  server.set_keep_alive_timeout(args.timeout);
-  server.set_keep_alive_max_count(1000);
   server.set_payload_max_length(args.limits.max_body_bytes);
   add_serve_endpoints(server, models, args.limits, base, queue);
 

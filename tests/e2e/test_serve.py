@@ -14,7 +14,10 @@ and small limits, then:
     naming the field; bodies, sentence counts and sentences over the limits: 413;
   - a stalled client (half a request) is dropped after --timeout and holds no translator; a
     vanished client (gone before its answer) harms no one; SIGTERM in the middle of a request:
-    that request is answered in full, then the server exits 0 and accepts no more;
+    that request is answered in full, then the server exits 0 and accepts no more, an idle
+    keep-alive connection holding nothing back;
+  - the connection's bytes: pipelined requests answered in order, "Expect: 100-continue"
+    answered before the body is sent, request after request on one connection;
   - the load test's client (minimt_load_client, beside MINIMT_BINARY) gets translate's records
     and the refusals' statuses and bodies, in input order;
   - with a long --max-wait-ms, a batch starts at once when every open connection waits for
@@ -286,6 +289,75 @@ def stalled_and_vanished(t, server):
     t.check(status == 200 and b"translation" in answer, "answered after vanished clients")
 
 
+def read_answer(s, timeout=10):
+    """One HTTP answer from socket `s`: (status, body), the body by its Content-Length."""
+    s.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None, data
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+    while len(body) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return int(head.split()[1]), body
+
+
+def connection_bytes(t, server, minimt):
+    # Two requests sent in one piece (HTTP/1.1 pipelining): both answered, in order.
+    lines = ["The cat sat on the mat.", "Where is the station?"]
+    want = [cli_records(minimt, "translate", [line])[0] for line in lines]  # each its line 1
+    bodies = [json.dumps({"text": line}).encode() for line in lines]
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.sendall(b"".join(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s"
+                       % (len(body), body) for body in bodies))
+    got = []
+    try:
+        for _ in lines:
+            status, body = read_answer(s)
+            got.append(strip_time(body.rstrip(b"\n")) if status == 200 else (status, body))
+    except socket.timeout:
+        got.append("no answer within 10 s")
+    s.close()
+    t.check(got == want, "two pipelined requests: %r, want %r" % (got, want))
+
+    # "Expect: 100-continue" (curl sends it for bodies over 1 KiB): the go-ahead comes at once,
+    # then the answer to the body sent after it.
+    body = json.dumps({"text": "Hello world."}).encode()
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body))
+    s.settimeout(2)
+    try:
+        go_ahead = s.recv(100)
+    except socket.timeout:
+        go_ahead = b"nothing within 2 s"
+    t.check(go_ahead == b"HTTP/1.1 100 Continue\r\n\r\n", "Expect: 100-continue: %r" % go_ahead)
+    s.sendall(body)
+    status, answer = read_answer(s)
+    s.close()
+    t.check(status == 200 and [strip_time(answer.rstrip(b"\n"))] ==
+            cli_records(minimt, "translate", ["Hello world."]),
+            "the body after 100 Continue: %r %r" % (status, answer[:200]))
+
+    # Request after request on one keep-alive connection, each answered with its own record.
+    s = socket.create_connection(("127.0.0.1", server.port))
+    answers = []
+    for line in lines * 3:
+        body = json.dumps({"text": line}).encode()
+        s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s"
+                  % (len(body), body))
+        status, answer = read_answer(s)
+        answers.append(strip_time(answer.rstrip(b"\n")) if status == 200 else status)
+    s.close()
+    t.check(answers == want * 3, "six requests on one connection: %r" % answers)
+
+
 def sigterm(t, server):
     # Six clients' requests in flight (long sentences, wide beams), then SIGTERM.
     texts = ["The small dog sees the red house and the big cat under the table."] * 8
@@ -295,6 +367,13 @@ def sigterm(t, server):
         results[c] = server.post("/v1/translate", {"texts": texts, "beam_size": 16}, timeout=120)
         finished[c] = time.time()
 
+    # A keep-alive connection left open and idle after its answer: it must not hold the exit
+    # back until its timeout.
+    idle = socket.create_connection(("127.0.0.1", server.port))
+    body = json.dumps({"text": "Hello world."}).encode()
+    idle.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s"
+                 % (len(body), body))
+    idle_status, _ = read_answer(idle)
     threads = [threading.Thread(target=client, args=(c,)) for c in range(6)]
     for thread in threads:
         thread.start()
@@ -308,7 +387,12 @@ def sigterm(t, server):
             (len(answered), [r[:1] if r else r for r in results]))
     t.check(max(finished) > signalled, "SIGTERM came while requests were in flight")
     code = server.process.wait(timeout=30)
+    exited = time.time()
     t.check(code == 0, "SIGTERM: exit status %r, want 0 (%r)" % (code, server.stderr()[-300:]))
+    t.check(idle_status == 200 and exited - max(finished) < server.timeout - 1,
+            "an idle keep-alive connection does not delay the exit: %.1f s after the last "
+            "answer (timeout %d s)" % (exited - max(finished), server.timeout))
+    idle.close()
     try:
         socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
         refused = False
@@ -418,6 +502,8 @@ def main():
                            ("the page in Chromium",
                             lambda: browser_types_and_sends(t, server, chromium, MODEL, minimt)),
                            ("the load test's client", lambda: load_client(t, server, minimt)),
+                           ("the connection's bytes",
+                            lambda: connection_bytes(t, server, minimt)),
                            ("SIGTERM", lambda: sigterm(t, server))]:
             t.run(name, case)
     t.run("SIGTERM at start", lambda: sigterm_at_start(t, minimt))

@@ -161,6 +161,9 @@ class ConnectionStream : public httplib::Stream {
 ServeServer::ServeServer(const ConnectionLimits& limits)
     : limits_(limits), stopping_(eventfd(0, EFD_CLOEXEC)) {
   if (stopping_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+  // What httplib's answers say in their Keep-Alive header: this loop's limits.
+  set_keep_alive_timeout(limits.timeout_seconds);
+  set_keep_alive_max_count(limits.requests_per_connection);
 }
 
 ServeServer::~ServeServer() {

@@ -345,6 +345,15 @@ def connection_bytes(t, server, minimt):
             cli_records(minimt, "translate", ["Hello world."]),
             "the body after 100 Continue: %r %r" % (status, answer[:200]))
 
+    # The Keep-Alive header says what the connection loop does: --timeout, 1,000 requests.
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection.request("GET", "/v1/health")
+    answer = connection.getresponse()
+    answer.read()
+    keep_alive = answer.getheader("Keep-Alive")
+    connection.close()
+    t.check(keep_alive == "timeout=%d, max=1000" % server.timeout, "Keep-Alive: %r" % keep_alive)
+
     # Request after request on one keep-alive connection, each answered with its own record.
     s = socket.create_connection(("127.0.0.1", server.port))
     answers = []

@@ -2,7 +2,8 @@
 # tools/test.sh --sanitize [--all] [CTEST ARGUMENTS]: builds minimt and its tests with
 # AddressSanitizer, LeakSanitizer and UBSan (MINIMT_SANITIZE=ON) into build-sanitize/, then runs
 # the tests labelled `sanitize` there (tests/CMakeLists.txt: the unit tests, the fuzzers' corpora
-# and regressions, hostile model directories, hostile text, dumps and pages, the command line),
+# and regressions, hostile model directories, hostile text, dumps and pages, the command line,
+# minimt serve over loopback),
 # or with --all the whole ctest suite (about 17 minutes more on a 2-core machine). Any sanitizer
 # report fails the run: the process aborts (a status no test expects), and the report also goes
 # to build-sanitize/sanitizer-logs/, which must be empty at the end (so a report in a test that
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/../.."
 tools/setup.sh --packages "chromium"  # the Debian packages (and build/, quick when up to date)
 
 select=(-L sanitize)
-targets=(--target minimt minimt_tests)
+targets=(--target minimt minimt_tests minimt_load_client)
 if [[ "${1:-}" == "--all" ]]; then
   shift
   select=()

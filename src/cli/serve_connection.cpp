@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <system_error>
@@ -39,36 +40,54 @@ void numeric_address(int socket, Lookup lookup, std::string& ip, int& port) {
   port = std::stoi(service);
 }
 
+using Clock = std::chrono::steady_clock;
+
+// Waits for `events` on `socket` until `deadline`; false when it passed first.
+bool wait_for(int socket, short events, Clock::time_point deadline) {
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd fd{socket, events, 0};
+    const int ready = poll(&fd, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) return false;
+  }
+}
+
 // One connection's bytes. Reads come from a buffer refilled by one recv; writes are gathered
 // until the answer is complete (flush), or sent at once past kGatherBytes. Before a read waits
 // for the client, what was written goes out (an answer to "Expect: 100-continue" must reach the
-// client before it sends the body). Timeouts are the socket's (SO_RCVTIMEO, SO_SNDTIMEO).
+// client before it sends the body). A request must arrive whole within the timeout, and an
+// answer be taken within it: a client trickling a byte at a time holds a thread no longer than
+// one that stalls.
 class ConnectionStream : public httplib::Stream {
  public:
   ConnectionStream(int socket, int timeout_seconds)
-      : socket_(socket), timeout_ms_(timeout_seconds * 1000), in_(kReadBufferBytes) {
-    timeval timeout{timeout_seconds, 0};
-    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  }
+      : socket_(socket), timeout_(std::chrono::seconds(timeout_seconds)), in_(kReadBufferBytes) {}
 
   enum class Next { kRequest, kLastRequest, kNone };
-  // Waits up to `timeout_ms` for the next request's first bytes. Once `stopping` is readable,
-  // a request already here (sent, or waiting with its connection for a free thread) is the
-  // connection's last; a quiet connection is closed at once.
-  Next next_request(int stopping, int timeout_ms) {
-    if (begin_ < end_) return Next::kRequest;  // pipelined: already read
-    pollfd fds[2] = {{socket_, POLLIN, 0}, {stopping, POLLIN, 0}};
-    int ready;
-    do {
-      ready = poll(fds, 2, timeout_ms);
-    } while (ready < 0 && errno == EINTR);
-    if (ready <= 0) return Next::kNone;  // quiet for the whole timeout
-    if (fds[1].revents == 0) return Next::kRequest;
-    return fds[0].revents != 0 ? Next::kLastRequest : Next::kNone;
+  // Waits up to the timeout for the next request's first bytes, and starts its clock. Once
+  // `stopping` is readable, a request already here (sent, or waiting with its connection for a
+  // free thread) is the connection's last; a quiet connection is closed at once.
+  Next next_request(int stopping) {
+    Next next = Next::kRequest;
+    if (begin_ == end_) {  // else pipelined: already read
+      pollfd fds[2] = {{socket_, POLLIN, 0}, {stopping, POLLIN, 0}};
+      const int timeout_ms =
+          static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
+      int ready;
+      do {
+        ready = poll(fds, 2, timeout_ms);
+      } while (ready < 0 && errno == EINTR);
+      if (ready <= 0) return Next::kNone;  // quiet for the whole timeout
+      if (fds[1].revents != 0) next = fds[0].revents != 0 ? Next::kLastRequest : Next::kNone;
+    }
+    read_deadline_ = Clock::now() + timeout_;
+    return next;
   }
 
-  // Sends what was gathered; false when the client is gone or stalled past the timeout.
+  // Sends what was gathered; false when the client is gone or has not taken it in time.
   bool flush() {
     const bool sent = send_all(out_.data(), out_.size());
     out_.clear();
@@ -76,11 +95,11 @@ class ConnectionStream : public httplib::Stream {
   }
 
   bool is_readable() const override {
-    if (begin_ < end_) return true;
-    pollfd fd{socket_, POLLIN, 0};
-    return poll(&fd, 1, timeout_ms_) > 0;
+    return begin_ < end_ || wait_for(socket_, POLLIN, read_deadline_);
   }
   bool is_writable() const override { return !broken_; }
+  // The request did not arrive whole within the timeout: whatever comes next is not a request.
+  bool late() const { return late_; }
 
   ssize_t read(char* data, size_t size) override {
     if (begin_ == end_) {
@@ -121,34 +140,46 @@ class ConnectionStream : public httplib::Stream {
   int socket() const override { return socket_; }
 
  private:
+  // What is there, or what comes before the request's deadline; < 0 past it.
   ssize_t receive(char* data, size_t size) {
-    ssize_t got;
-    do {
-      got = recv(socket_, data, size, 0);
-    } while (got < 0 && errno == EINTR);
-    return got;  // < 0 also when the read timed out (EAGAIN)
+    for (;;) {
+      const ssize_t got = recv(socket_, data, size, MSG_DONTWAIT);
+      if (got >= 0) return got;
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+      if (!wait_for(socket_, POLLIN, read_deadline_)) {
+        late_ = true;
+        return -1;
+      }
+    }
   }
 
+  // Everything, taken by the client within the timeout of the first send.
   bool send_all(const char* data, size_t size) {
+    const Clock::time_point deadline = Clock::now() + timeout_;
     while (size > 0 && !broken_) {
-      const ssize_t sent = send(socket_, data, size, MSG_NOSIGNAL);
-      if (sent < 0 && errno == EINTR) continue;
-      if (sent <= 0) {
-        broken_ = true;  // gone, or stalled past the timeout (EAGAIN)
-        break;
+      const ssize_t sent = send(socket_, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (sent > 0) {
+        data += sent;
+        size -= static_cast<size_t>(sent);
+      } else if (sent < 0 && errno == EINTR) {
+        continue;
+      } else if (sent == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) ||
+                 !wait_for(socket_, POLLOUT, deadline)) {
+        broken_ = true;  // gone, or too slow to take it
       }
-      data += sent;
-      size -= static_cast<size_t>(sent);
     }
     return !broken_;
   }
 
   const int socket_;
-  const int timeout_ms_;
+  const Clock::duration timeout_;
+  Clock::time_point read_deadline_ = Clock::now();
   std::vector<char> in_;
   size_t begin_ = 0, end_ = 0;  // the unread part of in_
   std::string out_;
   bool broken_ = false;
+  bool late_ = false;
   struct Address {
     std::string ip;
     int port = -1;  // -1: not asked yet
@@ -180,14 +211,14 @@ bool ServeServer::process_and_close_socket(int socket) {
   ConnectionStream stream(socket, limits_.timeout_seconds);
   bool ok = false;
   for (size_t left = limits_.requests_per_connection; left > 0; --left) {
-    const auto next = stream.next_request(stopping_, limits_.timeout_seconds * 1000);
+    const auto next = stream.next_request(stopping_);
     if (next == ConnectionStream::Next::kNone) break;
     // The last request's answer says "Connection: close".
     const bool last = left == 1 || next == ConnectionStream::Next::kLastRequest;
     bool closed = false;  // the client asked to close (Connection: close, HTTP/1.0)
     ok = process_request(stream, last, closed, nullptr);
     ok = stream.flush() && ok;
-    if (!ok || closed || last) break;
+    if (!ok || closed || last || stream.late()) break;
   }
   shutdown(socket, SHUT_RDWR);
   close(socket);

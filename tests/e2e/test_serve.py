@@ -12,8 +12,9 @@ and small limits, then:
   - bad requests: malformed JSON, invalid UTF-8, wrong types, unknown options, missing fields,
     values out of range, a compute type not loaded, an unknown path: a 4xx with a JSON error
     naming the field; bodies, sentence counts and sentences over the limits: 413;
-  - a stalled client (half a request) is dropped after --timeout and holds no translator; a
-    vanished client (gone before its answer) harms no one; SIGTERM in the middle of a request:
+  - a stalled client (half a request) is dropped after --timeout and holds no translator, and
+    so is one that trickles a request a byte at a time; a vanished client (gone before its
+    answer) harms no one; SIGTERM in the middle of a request:
     that request is answered in full, then the server exits 0 and accepts no more, an idle
     keep-alive connection holding nothing back;
   - the connection's bytes: pipelined requests answered in order, "Expect: 100-continue"
@@ -278,6 +279,43 @@ def stalled_and_vanished(t, server):
             (time.time() - start))
     for s in stalled:
         s.close()
+    # Clients that trickle a request a byte at a time, each byte well within the timeout, on
+    # every connection: each is closed once its request has taken the timeout, and another
+    # client is served then, not after the trickle ends (a header of 1,000 bytes: 8 minutes).
+    stop_trickling = threading.Event()
+    closed_after = []
+
+    def trickle():
+        s = socket.create_connection(("127.0.0.1", server.port))
+        start = time.time()
+        data = b"POST /v1/translate HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 1000
+        try:
+            for byte in data:
+                if stop_trickling.is_set():
+                    return
+                s.sendall(bytes([byte]))
+                time.sleep(0.5)
+        except OSError:  # closed by the server
+            closed_after.append(time.time() - start)
+        finally:
+            s.close()
+
+    tricklers = [threading.Thread(target=trickle) for _ in range(6)]
+    for thread in tricklers:
+        thread.start()
+    time.sleep(0.5)
+    start = time.time()
+    status, _ = server.post("/v1/translate", {"text": "Hello world."}, timeout=30)
+    served = time.time() - start
+    time.sleep(1.5)  # the tricklers' next bytes meet the closed sockets
+    stop_trickling.set()
+    for thread in tricklers:
+        thread.join()
+    t.check(status == 200 and served < server.timeout + 2,
+            "every connection trickling a request: served in %.1f s (timeout %d s)" %
+            (served, server.timeout))
+    t.check(len(closed_after) == 6 and max(closed_after) < server.timeout + 2,
+            "a trickling client is closed once its request took the timeout: %r" % closed_after)
     # A client that goes away before its answer.
     body = json.dumps({"texts": ["The small dog sees the red house."] * 8}).encode()
     for _ in range(3):

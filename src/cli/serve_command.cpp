@@ -30,7 +30,7 @@ struct ServeArgs {
   QueueOptions queue;
   ServeLimits limits;
   int connections = 64;  // HTTP connections served at once
-  int timeout = 5;       // seconds a connection may stall reading or writing, or sit idle
+  int timeout = 5;       // seconds to send a request or take an answer, or to sit idle
 };
 
 void add_serve_options(CLI::App& command, ServeArgs& args) {
@@ -93,7 +93,8 @@ void add_serve_options(CLI::App& command, ServeArgs& args) {
       ->capture_default_str();
   command
       .add_option("--timeout", args.timeout,
-                  "seconds a connection may stall while sending or reading, or stay idle")
+                  "seconds a client has to send a whole request or take an answer, and a "
+                  "keep-alive connection may stay idle")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
 }

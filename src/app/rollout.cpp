@@ -40,10 +40,15 @@ RolloutMatrix attention_rollout(const std::vector<RolloutMatrix>& layers, int si
       throw Error("rollout: layer " + std::to_string(l) + " is " + std::to_string(a.rows) + "x" +
                   std::to_string(a.cols) + ", not " + std::to_string(size) + "x" +
                   std::to_string(size));
+    // The head average's rows sum to 1 unless heads are masked: a masked head records zeros
+    // and passes nothing on, so the average is over the heads that do (a layer with every
+    // head masked passes only the residual).
+    const RolloutMatrix attention = normalize_rows(a);
     RolloutMatrix step(size, size);
     for (int i = 0; i < size; ++i)
       for (int j = 0; j < size; ++j)
-        step.at(i, j) = (1 - kRolloutResidual) * a.at(i, j) + (i == j ? kRolloutResidual : 0.0);
+        step.at(i, j) =
+            (1 - kRolloutResidual) * attention.at(i, j) + (i == j ? kRolloutResidual : 0.0);
     // The layer reads the previous layer's positions, which mix the sources by `rollout`.
     rollout = multiply(normalize_rows(std::move(step)), rollout);
   }

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <new>
+#include <string>
 #include <system_error>
 
 #include "cli/blas_setup.h"
@@ -58,18 +59,22 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  std::string running;  // the subcommand, for the usage hint of an error found after parsing
   try {
     for (const auto& command : commands)
       if (*command.app) {
+        running = command.app->get_name();
         const int status = command.run();
         minimt::cli::check_standard_output();
         return status;
       }
   } catch (const minimt::cli::UsageError& e) {
-    std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\n";
+    std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\nRun 'minimt " << running
+              << " --help' for usage.\n";
     return kExitUsage;
   } catch (const minimt::RequestError& e) {  // a value or combination of options refused
-    std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\n";
+    std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\nRun 'minimt " << running
+              << " --help' for usage.\n";
     return kExitUsage;
   } catch (const minimt::Error& e) {
     std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\n";

@@ -100,21 +100,22 @@ def check_streams(tally, minimt, model, folder):
 
     # Standard output is one output: a second one on it is refused before anything is written.
     err = lambda text: f"minimt: error: {text}\n"
+    refused = lambda text: f"minimt: error: {text}{usage('translate')}"
     same = "are the same stream: two outputs cannot share one"
     cases.refused("--dump-attention /dev/stdout beside the translations",
                   t + ["-i", "s.txt", "--dump-attention", "/dev/stdout"], 2,
-                  err(f"--dump-attention /dev/stdout and standard output {same}"))
+                  refused(f"--dump-attention /dev/stdout and standard output {same}"))
     cases.refused("--dump-attention - beside the translations",
                   t + ["-i", "s.txt", "--dump-attention", "-"], 2,
-                  err(f"--dump-attention - and standard output {same}"))
+                  refused(f"--dump-attention - and standard output {same}"))
     cases.refused("--dump-attention - beside -o -",
                   t + ["-i", "s.txt", "-o", "-", "--dump-attention", "-"], 2,
-                  err(f"--dump-attention - and -o - {same}"))
+                  refused(f"--dump-attention - and -o - {same}"))
     cases.refused("--view - beside the translations", t + ["-i", "s.txt", "--view", "-"], 2,
-                  err(f"--view - and standard output {same}"))
+                  refused(f"--view - and standard output {same}"))
     cases.refused("--view /proc/self/fd/1 beside the translations",
                   t + ["-i", "s.txt", "--view", "/proc/self/fd/1"], 2,
-                  err(f"--view /proc/self/fd/1 and standard output {same}"))
+                  refused(f"--view /proc/self/fd/1 and standard output {same}"))
     # --dump-attention - with -o FILE: the dump on stdout, exactly as written to a file.
     run(t + ["-q", "-i", "s.txt", "-o", "a.txt", "--dump-attention", "d.json"], folder)
     dump = open(os.path.join(folder, "d.json"), "rb").read()
@@ -352,7 +353,7 @@ def check_limits(tally, minimt, folder):
                   [minimt, "translate", "-m", SHIPPED, "--batch-size", "4096", "--beam-size", "64",
                    "x"], 2,
                   "minimt: error: --batch-size 4096 times --beam-size 64 is more than 65536 "
-                  "hypotheses at once\n")
+                  f"hypotheses at once{usage('translate')}")
     # The memory formula: per thread, batch x beam x (layers x 4 x max_positions x H*dk +
     # max_positions x vocabulary) x 4 bytes at worst; the shipped model: 3 decoder layers,
     # H*dk 192, max_positions 128, a target vocabulary of 1200.

@@ -70,7 +70,8 @@ def collision_cases(model, cdir):
     """(name, arguments after `minimt`, stdin file or None, exact stderr)."""
     t = ["translate", "-m", model, "-q"]
     s_abs, new_abs = os.path.join(cdir, "s.txt"), os.path.join(cdir, "new.txt")
-    err = lambda text: f"minimt: error: {text}\n"
+    err = lambda text, command="translate": (f"minimt: error: {text}\n"
+                                             f"Run 'minimt {command} --help' for usage.\n")
     return [
         ("-i vs --dump-attention", t + ["-i", "s.txt", "--dump-attention", "s.txt"], None,
          err(f"--dump-attention s.txt and -i s.txt {SAME_INPUT}")),
@@ -120,17 +121,17 @@ def collision_cases(model, cdir):
         ("sentences as arguments", t + ["-o", "o.txt", "--dump-attention", "o.txt", "the cat"],
          None, err(f"--dump-attention o.txt and -o o.txt {SAME_OUTPUT}")),
         ("view: -o the dump", ["view", "d.json", "-o", "d.json"], None,
-         err(f"-o d.json and the dump d.json {SAME_INPUT}")),
+         err(f"-o d.json and the dump d.json {SAME_INPUT}", "view")),
         ("view: -o a symlink to the dump", ["view", "d.json", "-o", "dlink.json"], None,
-         err(f"-o dlink.json and the dump d.json {SAME_INPUT}")),
+         err(f"-o dlink.json and the dump d.json {SAME_INPUT}", "view")),
         ("view: default page a hard link to the dump", ["view", "e.json"], None,
-         err(f"the page (default -o) e.html and the dump e.json {SAME_INPUT}")),
+         err(f"the page (default -o) e.html and the dump e.json {SAME_INPUT}", "view")),
         ("view: --svg file is the dump",
          ["view", "q-cross.svg", "--sentences", "1", "--svg", "q", "-o", "q.html"], None,
-         err(f"--svg q-cross.svg and the dump q-cross.svg {SAME_INPUT}")),
+         err(f"--svg q-cross.svg and the dump q-cross.svg {SAME_INPUT}", "view")),
         ("view: --svg file is -o",
          ["view", "d.json", "--sentences", "1", "--svg", "r", "-o", "r-encoder.svg"], None,
-         err(f"--svg r-encoder.svg and -o r-encoder.svg {SAME_OUTPUT}")),
+         err(f"--svg r-encoder.svg and -o r-encoder.svg {SAME_OUTPUT}", "view")),
     ]
 
 
@@ -321,7 +322,7 @@ def check_batch_bounds(tally, t, adir):
         expect(tally, f"--threads {threads} --batch-size {batch}",
                run(t + ["-i", "s.txt", "--threads", threads, "--batch-size", batch], adir), 2,
                f"minimt: error: --threads {threads} times --batch-size {batch} is more than 65536 "
-               "lines at once\n")
+               "lines at once\nRun 'minimt translate --help' for usage.\n")
     status, out, err = run(t + ["-i", "s.txt", "--threads", "2", "--batch-size", "32768"], adir)
     tally.check(status == 0 and out.count(b"\n") == 3, "--threads 2 --batch-size 32768: runs",
                 f"{status} {err!r}")

@@ -240,13 +240,16 @@ def layout_check(browser, page, scratch, what, heads, fragment="", labels=None):
     print("%s at 1400 px: %d rows of %d heatmaps, each on one line" % (what, len(rows), heads))
 
 
-def rollout_by_hand(sentence):
-    """Abnar and Zuidema's rollout from the dump's own matrices: each encoder layer's head
-    average A as 0.5 A + 0.5 I, rows renormalized, multiplied from the first layer up; then the
-    last decoder layer's head-averaged cross-attention (rows renormalized) times it."""
-    def average(layer):
-        heads = len(layer)
-        return [[sum(m[i][j] for m in layer) / heads for j in range(len(layer[0][0]))]
+def rollout_by_hand(sentence, masked=()):
+    """Abnar and Zuidema's rollout from the dump's own matrices: each encoder layer's average
+    A over its heads not in `masked` ((layer, head) pairs) as 0.5 A + 0.5 I, a layer with every
+    head masked as I, multiplied from the first layer up; then the last decoder layer's
+    head-averaged cross-attention (rows renormalized) times it."""
+    def average(layer, number=None):
+        heads = [m for h, m in enumerate(layer) if (number, h) not in masked]
+        if not heads:
+            return None
+        return [[sum(m[i][j] for m in heads) / len(heads) for j in range(len(layer[0][0]))]
                 for i in range(len(layer[0]))]
 
     def normalized(rows):
@@ -257,11 +260,13 @@ def rollout_by_hand(sentence):
                 for i in range(len(a))]
 
     size = len(sentence["source_tokens"])
-    rollout = [[1.0 if i == j else 0.0 for j in range(size)] for i in range(size)]
-    for layer in sentence["encoder_self_attention"]:
-        a = average(layer)
-        step = [[0.5 * a[i][j] + (0.5 if i == j else 0.0) for j in range(size)] for i in range(size)]
-        rollout = product(normalized(step), rollout)
+    identity = [[1.0 if i == j else 0.0 for j in range(size)] for i in range(size)]
+    rollout = identity
+    for number, layer in enumerate(sentence["encoder_self_attention"]):
+        a = average(layer, number)
+        step = identity if a is None else [
+            [0.5 * a[i][j] + (0.5 if i == j else 0.0) for j in range(size)] for i in range(size)]
+        rollout = product(step, rollout)
     return rollout, product(normalized(average(sentence["cross_attention"][-1])), rollout)
 
 
@@ -313,7 +318,7 @@ def rollout_check(browser, minimt, model, scratch):
               "pinned %s (%d, %d) reads %r, the dump has %.6f" % (key, i, j, pinned, want))
 
     # What masking does to them: with every encoder head masked the encoder rollout is the
-    # identity (0.5 * 0 + 0.5 I, renormalized); with the last layer's cross heads masked, no
+    # identity (a layer with every head masked passes the residual alone); with the last layer's cross heads masked, no
     # source reaches any step.
     masked = os.path.join(scratch, "rollout-masked.json")
     result = run([minimt, "translate", "--model", model, "--max-length", "12", "--rollout",
@@ -326,6 +331,18 @@ def rollout_check(browser, minimt, model, scratch):
           "every encoder head masked: the encoder rollout is not the identity")
     check(all(x == 0 for row in s["cross_rollout"] for x in row),
           "the last layer's cross heads masked: the cross rollout is not 0")
+    # Some heads masked: each layer's average is over the others, as the page's averages.
+    result = run([minimt, "translate", "--model", model, "--max-length", "12", "--rollout",
+                  "--mask-heads", "encoder:0:1,encoder:1:0,encoder:1:2", "--dump-attention",
+                  masked, "The small girl reads a red book."])
+    check(result.returncode == 0, "translate --rollout --mask-heads: exit %d" % result.returncode)
+    with open(masked, encoding="utf-8") as f:
+        s = json.load(f)["sentences"][0]
+    encoder, cross = rollout_by_hand(s, masked={(0, 1), (1, 0), (1, 2)})
+    check(largest_difference(encoder, s["encoder_rollout"]) < 1e-5,
+          "three encoder heads masked: encoder_rollout is not the product over the others")
+    check(largest_difference(cross, s["cross_rollout"]) < 1e-5,
+          "three encoder heads masked: cross_rollout is not the product over the others")
     result = run([minimt, "translate", "--model", model, "--rollout", "A dog."])
     check(result.returncode == 2 and b"--rollout adds to --dump-attention or --view" in result.stderr,
           "--rollout alone: exit %d, stderr %r" % (result.returncode, result.stderr))

@@ -60,11 +60,16 @@ TEST_CASE("rollout of two hand-made layers equals the product done by hand", "[r
   check_equal(cross_rollout(matrix(kCross), matrix(kRollout)), kCrossRollout);
 }
 
-TEST_CASE("rollout renormalizes rows that masking left short of 1", "[rollout]") {
-  // Half the heads masked: A = [[0.25, 0.25], [0.1, 0.4]]; 0.5 A + 0.5 I = [[0.625, 0.125],
-  // [0.05, 0.7]], rows renormalized: [[5/6, 1/6], [1/15, 14/15]].
+TEST_CASE("rollout averages over the heads masking left, as the page's averages do", "[rollout]") {
+  // Half the heads masked (their rows recorded as 0): the two-head average A = [[0.25, 0.25],
+  // [0.1, 0.4]] is the live head's [[0.5, 0.5], [0.2, 0.8]] halved; the average over the live
+  // head is that, and 0.5 A + 0.5 I = [[0.75, 0.25], [0.1, 0.9]].
   check_equal(attention_rollout({matrix({{0.25, 0.25}, {0.1, 0.4}})}, 2),
-              {{5.0 / 6, 1.0 / 6}, {1.0 / 15, 14.0 / 15}});
+              {{0.75, 0.25}, {0.1, 0.9}});
+  // Every head of a layer masked: it passes only the residual, the identity; the rollout is the
+  // other layer's alone.
+  check_equal(attention_rollout({matrix({{0, 0}, {0, 0}}), matrix(kA1)}, 2),
+              {{0.6, 0.4}, {0.3, 0.7}});
   // Every cross head masked: the row stays 0 (no source reaches it), the others are rescaled.
   check_equal(cross_rollout(matrix({{0, 0}, {0.25, 0.25}}), matrix(kRollout)),
               {{0, 0}, {0.4875, 0.5125}});

@@ -31,8 +31,10 @@ RolloutMatrix normalize_rows(RolloutMatrix m);
 RolloutMatrix multiply(const RolloutMatrix& left, const RolloutMatrix& right);
 
 // The rollout of a stack of square self-attention matrices, first layer first (each already
-// averaged over heads): R = A'_L ... A'_1 with A'_l = normalize_rows(0.5 A_l + 0.5 I). With no
-// layers, the identity of size `size`. Throws Error for a matrix that is not size x size.
+// averaged over heads): R = A'_L ... A'_1 with A'_l = normalize_rows(0.5 normalize_rows(A_l) +
+// 0.5 I), so that masked heads (rows of zeros) are left out of the average, as the page's
+// averages leave them out. With no layers, the identity of size `size`. Throws Error for a
+// matrix that is not size x size.
 RolloutMatrix attention_rollout(const std::vector<RolloutMatrix>& layers, int size);
 
 // Target-to-source relevance: normalize_rows(cross) x encoder_rollout, cross being [T][S]

@@ -70,6 +70,17 @@ man_subcommand() {
         ;;
     esac
   done
+  # The footer (heads' column legend) as printed: its columns line up in a fixed-width font.
+  local footer=()
+  for record in "${records[@]}"; do
+    IFS=$sep read -r kind s rest <<<"$record"
+    [[ $kind == FOOT && $s == "$sub" && -n $sub ]] && footer+=("$rest")
+  done
+  ((${#footer[@]})) || return 0
+  echo ".PP"
+  echo ".nf"
+  for rest in "${footer[@]}"; do roff "$rest"; done
+  echo ".fi"
 }
 
 # packaging/man/NAME.roff with @VERSION@, @MODELS_DIR@ and @DOC_DIR@ filled in.

@@ -18,6 +18,7 @@ run_minimt() { ${MINIMT_EMULATOR:-} "$minimt" "$@"; }
 #   ABOUT sub   first line of the subcommand's help
 #   OPT   sub   names (-m,--model)  type (empty: a flag)  values  default  range  constraints  description
 #   POS   sub   name  type  constraints  description
+#   FOOT  sub   a line of the text after the options (heads' column legend), as printed
 records=()
 sep=$'\x1f'  # field separator (a tab is IFS white space: read would merge empty fields)
 
@@ -89,7 +90,7 @@ add_entry() {
 # Parses `minimt SUB --help` (CLI11's layout: entries indented by 2, descriptions in column 30,
 # on the next line when the head is too long).
 parse_help() {
-  local sub=$1 lines i line section="" head desc n
+  local sub=$1 lines i line section="" head desc n seen=""
   mapfile -t lines < <(run_minimt ${sub:+"$sub"} --help)
   [[ -n $sub ]] && records+=("ABOUT${sep}$sub${sep}${lines[0]}")
   n=${#lines[@]}
@@ -102,11 +103,15 @@ parse_help() {
         [[ $line == *" "* ]] || records[-1]="USAGE${sep}$sub${sep}minimt"
         continue
         ;;
-      Positionals:) section=pos && continue ;;
-      Options:) section=opt && continue ;;
-      Subcommands:) section=sub && continue ;;
+      Positionals:) section=pos seen=1 && continue ;;
+      Options:) section=opt seen=1 && continue ;;
+      Subcommands:) section=sub seen=1 && continue ;;
       "") section="" && continue ;;  # a section ends at a blank line (a footer may follow)
     esac
+    if [[ -z $section && -n $seen && -n $sub ]]; then  # the footer, after every section
+      records+=("FOOT${sep}$sub${sep}$line")
+      continue
+    fi
     [[ -n $section && $line =~ ^\ \ [^\ ] ]] || continue
     if ((i + 1 < n)) && [[ ${lines[i + 1]} =~ ^\ {30}[^\ ] ]]; then
       head=$line desc=""

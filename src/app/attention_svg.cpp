@@ -81,17 +81,29 @@ std::string level_colour(const Figure& f, int level) {
 }
 
 // "→ ▁chat 0.94" right of each decoder row, as the page labels it (2 decimals), and the
-// probability to 4 decimals as its hover text; the pieces alone without log-probabilities.
+// probability to 4 decimals as its hover text; the pieces alone without log-probabilities. With
+// a second run's (`other`, A of a difference): "→ ▁chat A 0.94 B 0.41", "p(▁chat): A 0.9412,
+// B 0.4105"; the pieces alone unless both runs have them.
 void label_predictions(Figure& f, const std::vector<std::string>& pieces,
-                       const std::vector<float>& log_probs) {
+                       const std::vector<float>& log_probs,
+                       const std::vector<float>* other = nullptr) {
+  const bool two = other && other->size() == log_probs.size();
+  const bool any = !other || two;  // a difference shows both runs' or neither
   for (size_t i = 0; i < pieces.size(); ++i) {
     std::string label = "\u2192 " + pieces[i], title;
-    if (i < log_probs.size()) {
+    if (any && i < log_probs.size()) {
       const double p = std::exp(static_cast<double>(log_probs[i]));
-      char text[32];
-      std::snprintf(text, sizeof text, " %.2f", p);
+      const double q = two ? std::exp(static_cast<double>((*other)[i])) : 0;
+      char text[64];
+      if (two)
+        std::snprintf(text, sizeof text, " A %.2f B %.2f", q, p);
+      else
+        std::snprintf(text, sizeof text, " %.2f", p);
       label += text;
-      std::snprintf(text, sizeof text, ") = %.4f", p);
+      if (two)
+        std::snprintf(text, sizeof text, "): A %.4f, B %.4f", q, p);
+      else
+        std::snprintf(text, sizeof text, ") = %.4f", p);
       title = "p(" + pieces[i] + text;
     }
     f.right.push_back(label);
@@ -296,7 +308,7 @@ void write_difference_svg(const DumpSentence& a, const DumpSentence& b, const st
                 " share no head of " + text.heading);
   Figure f{b, d.change, b.tokens(axes.rows), b.tokens(axes.cols), {}, {}, axes.causal, {}, 0, ""};
   if (axes.rows == dump_schema::Axis::kDecoderInput)
-    label_predictions(f, b.output_tokens, {});  // each run has its own probabilities
+    label_predictions(f, b.output_tokens, b.output_log_probs, &a.output_log_probs);
   f.head_notes = masked_notes(&d.a, d.b);
   // A scale of 0 (the runs agree): every cell white, the legend still from -1 to 1.
   f.scale = scale > 0 ? scale : 1;

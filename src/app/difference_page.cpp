@@ -31,12 +31,15 @@ json packed_difference(const MatricesDifference& d, bool lower) {
           {"masked_b", page_data::masked_heads(d.b)}};
 }
 
-// Sentence `sb` of B and its twin `sa` of A (the same tokens): B's texts and tokens, and per type
-// both hold, its difference. The predicted pieces go without probabilities: each run has its own.
+// Sentence `sb` of B and its twin `sa` of A (the same tokens): B's texts and tokens, each run's
+// probability of each predicted piece (run_log_probs; none when either dump lacks them), and per
+// type both hold, its difference.
 json sentence_difference(const DumpSentence& sa, const DumpSentence& sb, ViewSummary& summary) {
   json entry = page_data::sentence_texts(sb);
   entry["output_log_probs"] = json::array();
   entry["alternatives"] = json::array();
+  if (!sa.output_log_probs.empty() && sa.output_log_probs.size() == sb.output_log_probs.size())
+    entry["run_log_probs"] = {{"a", sa.output_log_probs}, {"b", sb.output_log_probs}};
   if (!sb.error.empty() || sb.blank()) return entry;
   for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
     const AttentionMatrices* ma = sa.find(type.type);

@@ -121,6 +121,22 @@ def main():
           "the footer names %s" % version)
     check("minimt translate --model my-model" in text.replace("\\", ""),
           "EXAMPLES show a model by name")
+    # Text after a subcommand's options (heads' column legend) is in its section, line by line.
+    sections = sections_of(text)
+    for sub in subs:
+        help_lines = help_text(minimt, sub).split("\n")
+        last = max(i for i, line in enumerate(help_lines) if re.match(r"^\w+:$", line))
+        after = help_lines[last:]
+        words = lambda line: " ".join(line.split())  # noqa: E731 (col -b writes tabs)
+        footer = [words(line) for line in after[after.index("") + 1:] if line.strip()] \
+            if "" in after else []
+        shown = [words(line) for line in sections.get(sub, "").splitlines()]
+        lost = [line for line in footer if line not in shown]
+        check(lost == [], "minimt %s --help's closing text is in its section: missing %r"
+              % (sub, lost[:3]))
+        if sub == "heads":
+            check(any(line.startswith("d_logp/tok") for line in footer),
+                  "heads --help ends with the column legend: %r" % footer[:2])
 
     # The check itself: the page without --beam-size's entry must be reported.
     with open(page, encoding="utf-8") as f:

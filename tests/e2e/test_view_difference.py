@@ -14,9 +14,10 @@ On the shipped model, dumps of the same sentences written by minimt score: witho
     in the DOM with a row per changed head and the values printf writes, the legend says which
     colour means "A higher" and "B higher" and its ends are the largest change, a pinned
     cell reads B - A and both weights (one head, and the average over each run's heads not
-    masked), and masked heads' captions say in which run they were masked;
+    masked), masked heads' captions say in which run they were masked, and each decoder row
+    ends with its predicted piece and each run's probability of it;
   - the SVGs (--svg): B - A on the diverging scale, its legend's words and ends, the captions of
-    masked heads;
+    masked heads, each row's piece and both runs' probabilities;
   - dumps whose tokens differ are refused with exit status 1 and the first sentence and token
     that differ named, as minimt show A B refuses them.
 Chromium must be installed (tools/test.sh installs Debian's chromium); if it is missing the
@@ -25,6 +26,7 @@ test fails, it is not skipped. Stdlib only. Ends with "N passed, N failed"; exit
 import base64
 import html
 import json
+import math
 import os
 import re
 import struct
@@ -35,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
 from browser import browser_test  # noqa: E402
 from head_patterns import KEYS  # noqa: E402
-from test_view_browser import page_status  # noqa: E402
+from test_view_browser import PROBE, page_status  # noqa: E402
 
 TALLY = support.Tally()
 check = TALLY.check
@@ -131,6 +133,21 @@ def data_check(what, data, a, b):
                     wrong.append((k + 1, kind, name))
     check(not wrong and cells > 0, "%s: the page's B - A, A and B equal the dumps' in all %d "
           "cells" % (what, cells), repr(wrong[:5]))
+    # Each run's log-probability of each predicted piece.
+    for k, (s, sa, sb) in enumerate(zip(data["sentences"], a["sentences"], b["sentences"])):
+        runs = s.get("run_log_probs", {})
+        check([f32(x) for x in runs.get("a", [])] == [f32(x) for x in sa["output_log_probs"]] and
+              [f32(x) for x in runs.get("b", [])] == [f32(x) for x in sb["output_log_probs"]] and
+              len(sa["output_log_probs"]) == len(sa["output_tokens"]) > 0,
+              "%s: sentence %d: each run's log-probabilities of the pieces, from its dump" % (what, k + 1))
+
+
+def prediction_labels(sa, sb):
+    """(label, hover text) right of each decoder row of a difference: the piece, then each run's
+    probability of it to 2 decimals; to 4 on hover, as printf writes them."""
+    return [("%s A %.2f B %.2f" % (token, math.exp(x), math.exp(y)),
+             "p(%s): A %.4f, B %.4f" % (token, math.exp(x), math.exp(y))) for token, x, y in
+            zip(sb["output_tokens"], sa["output_log_probs"], sb["output_log_probs"])]
 
 
 def table_check(what, data, a, b):
@@ -198,11 +215,24 @@ def browser_check(browser, scratch, what, page, data, a, b, best, top):
               "%r, want %r" % (cells[3:6], ["%+.4f" % change, "%.4f" % x, "%.4f" % y]))
     with browser.page("file://" + page) as tab:
         legend = tab.evaluate("document.getElementById('legend-scale').getAttribute('aria-label')")
+    # Hovering a cell of a decoder row: the piece predicted there and each run's probability.
+    s_a, s_b = a["sentences"][0], b["sentences"][0]
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    probed = os.path.join(scratch, "probed-difference.html")
+    with open(probed, "w", encoding="utf-8") as f:
+        f.write(text.replace("</body>", PROBE % (1, 2, 1, 2)))
+    _, _, probed_dom = page_status(browser, probed, scratch)
+    tip = re.search(r'<pre id="probe">TIP shown ([^\n<]*)', probed_dom or "")
+    want = "p(%s): A %.4f, B %.4f" % (s_b["output_tokens"][1], math.exp(s_a["output_log_probs"][1]),
+                                      math.exp(s_b["output_log_probs"][1]))
+    check(tip is not None and want in html.unescape(tip.group(1)),
+          "%s: hovering a decoder row reads the piece and each run's probability" % what,
+          "%r, want %r in it" % (tip and tip.group(1), want))
     want = "B \u2212 A: red, A higher, down to \u2212%.4f; white, 0; blue, B higher, up to +%.4f" % (top, top)
     check(legend == want, "%s: the legend says what red and blue mean" % what, repr(legend))
 
     # A pinned cell: one head, then the average over each run's heads not masked.
-    s_a, s_b = a["sentences"][0], b["sentences"][0]
     i, j = 2, 1
     x, y = s_a["cross_attention"][1][2][i][j], s_b["cross_attention"][1][2][i][j]
     _, pinned, _ = page_status(browser, page, scratch, "#show=cross&layer=1&head=2&pin=cross.1.2.%d.%d" % (i, j))
@@ -226,12 +256,17 @@ def svg_texts(path):
     return ["".join(e.itertext()) for e in ElementTree.parse(path).iter(SVG + "text")]
 
 
-def svg_check(what, prefix, top, masked_b, best, types=("encoder", "decoder", "cross")):
+def svg_check(what, prefix, top, masked_b, best, labels, types=("encoder", "decoder", "cross")):
     for kind in types:
         path = "%s-%s.svg" % (prefix, kind)
         if not check(os.path.exists(path), "%s: %s written" % (what, os.path.basename(path))):
             continue
         texts = svg_texts(path)
+        if kind != "encoder":  # the decoder's rows: each a predicted piece, with both runs' p
+            shown = [t for t in texts if t.startswith("\u2192 ")]  # the label, then its hover text
+            want = ["\u2192 " + label + hover for label, hover in labels]
+            check(shown[:len(want)] == want, "%s, %s SVG: each row's piece and both runs' "
+                  "probabilities" % (what, kind), "%r, want %r" % (shown[:3], want[:3]))
         check("\u2212%.4f A higher" % top in texts and "B higher +%.4f" % top in texts,
               "%s, %s SVG: the legend says A higher and B higher, to the largest change" % (what, kind),
               repr(texts[:6]))
@@ -279,7 +314,8 @@ def check_pages(minimt, browser, scratch):
     for key, caption in want.items():
         check(found.get(key) == caption, "--mask-heads page: the caption %r" % caption,
               repr(found.get(key)))
-    svg_check("--mask-heads", prefix + "-1", top, masked_set(masked), best)  # sentence 1 of 2
+    svg_check("--mask-heads", prefix + "-1", top, masked_set(masked), best,  # sentence 1 of 2
+              prediction_labels(plain["sentences"][0], masked["sentences"][0]))
 
     # float32 and int8: small changes everywhere, nothing masked.
     page = os.path.join(scratch, "int8-diff.html")

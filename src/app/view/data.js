@@ -162,8 +162,12 @@ page.data = (function () {
         sentence.output_log_probs.map(Math.exp) : null;
     var alternatives = k.right && sentence.alternatives && sentence.alternatives.length ?
         sentence.alternatives : null;
+    // Two runs (minimt view A B): each one's probability of the piece predicted.
+    var runs = k.right && sentence.run_log_probs ?
+        { a: sentence.run_log_probs.a.map(Math.exp), b: sentence.run_log_probs.b.map(Math.exp) } : null;
     return { rows: sentence[k.rows], cols: sentence[k.cols], right: k.right ? sentence[k.right] : null,
-             rightProbs: probs, alternatives: alternatives, rowName: 'query', colName: 'key' };
+             rightProbs: probs, rightRuns: runs, alternatives: alternatives, rowName: 'query',
+             colName: 'key' };
   }
 
   return { all: DATA, sentences: DATA.sentences, kinds: DATA.kinds, kind: KINDS,

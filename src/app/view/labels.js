@@ -42,8 +42,10 @@ page.labels = (function () {
       made.left = widest(made.rowText, font) + 6;
     }
     if (a.right && (labels === 'each' || last)) {
-      // Each predicted piece with its probability: how sure the model was of it.
+      // Each predicted piece with its probability: how sure the model was of it (in each run).
       made.rightText = a.right.map(function (t, i) {
+        if (a.rightRuns && i < a.rightRuns.a.length)
+          return fit(t, font) + ' A ' + a.rightRuns.a[i].toFixed(2) + ' B ' + a.rightRuns.b[i].toFixed(2);
         return fit(t, font) + (a.rightProbs ? ' ' + a.rightProbs[i].toFixed(2) : '');
       });
       made.right = widest(made.rightText, font) + 18;

@@ -30,7 +30,10 @@ page.reading = (function () {
         page.values.name(g.values) + ' ' + page.numbers.general(g.drawn[at.i * g.m.cols + at.j], 4);
     // What the model predicted at this query, how surely, and what else it considered.
     var predicted = '';
-    if (a.right && a.rightProbs) {
+    if (a.right && a.rightRuns && at.i < a.rightRuns.a.length) {
+      predicted = 'p(' + shown(a.right[at.i]) + '): A ' + a.rightRuns.a[at.i].toFixed(4) + ', B ' +
+          a.rightRuns.b[at.i].toFixed(4);
+    } else if (a.right && a.rightProbs) {
       predicted = 'p(' + shown(a.right[at.i]) + ') = ' + a.rightProbs[at.i].toFixed(4);
       if (a.alternatives && a.alternatives[at.i])
         predicted += '; most likely: ' + a.alternatives[at.i].map(function (alt) {

@@ -21,6 +21,9 @@
 namespace minimt::cli {
 namespace {
 
+// What a request may send besides its body: its request line and headers.
+constexpr size_t kRequestHeadBytes = 64 * 1024;
+
 struct ServeArgs {
   std::string model;
   std::string compute_types;  // comma-separated; the first is the default
@@ -182,6 +185,7 @@ int run_serve(ServeArgs& args) {
 
   ConnectionLimits connection_limits;
   connection_limits.timeout_seconds = args.timeout;
+  connection_limits.request_bytes = args.limits.max_body_bytes + kRequestHeadBytes;
   ServeServer server(connection_limits);
   StopOnSignal stop(server);
   ServingQueue queue(args.queue);

@@ -17,6 +17,8 @@
 #include <system_error>
 #include <vector>
 
+#include "cli/serve_json.h"
+
 namespace minimt::cli {
 namespace {
 
@@ -42,6 +44,9 @@ void numeric_address(int socket, Lookup lookup, std::string& ip, int& port) {
 
 using Clock = std::chrono::steady_clock;
 
+// Set by a handler on the connection's thread: the answer is the connection's last.
+thread_local bool close_after_answer = false;
+
 // Waits for `events` on `socket` until `deadline`; false when it passed first.
 bool wait_for(int socket, short events, Clock::time_point deadline) {
   for (;;) {
@@ -63,16 +68,22 @@ bool wait_for(int socket, short events, Clock::time_point deadline) {
 // one that stalls.
 class ConnectionStream : public httplib::Stream {
  public:
-  ConnectionStream(int socket, int timeout_seconds)
-      : socket_(socket), timeout_(std::chrono::seconds(timeout_seconds)), in_(kReadBufferBytes) {}
+  ConnectionStream(int socket, const ConnectionLimits& limits)
+      : socket_(socket),
+        timeout_(std::chrono::seconds(limits.timeout_seconds)),
+        request_bytes_(limits.request_bytes),
+        in_(kReadBufferBytes) {}
 
   enum class Next { kRequest, kLastRequest, kNone };
-  // Waits up to the timeout for the next request's first bytes, and starts its clock. Once
-  // `stopping` is readable, a request already here (sent, or waiting with its connection for a
-  // free thread) is the connection's last; a quiet connection is closed at once.
-  Next next_request(int stopping) {
+  // Waits up to the timeout for the next request's first bytes, and starts its clock and count.
+  // Once `stopped`, a request already here (sent, or waiting with its connection for a free
+  // thread, or read with the one before) is the connection's last; a quiet connection is closed
+  // at once (`stopping`, an eventfd readable from then on, wakes the wait).
+  Next next_request(int stopping, const std::atomic<bool>& stopped) {
     Next next = Next::kRequest;
-    if (begin_ == end_) {  // else pipelined: already read
+    if (begin_ < end_) {  // read with the request before (pipelined)
+      if (stopped) next = Next::kLastRequest;
+    } else {
       pollfd fds[2] = {{socket_, POLLIN, 0}, {stopping, POLLIN, 0}};
       const int timeout_ms =
           static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
@@ -84,6 +95,7 @@ class ConnectionStream : public httplib::Stream {
       if (fds[1].revents != 0) next = fds[0].revents != 0 ? Next::kLastRequest : Next::kNone;
     }
     read_deadline_ = Clock::now() + timeout_;
+    request_read_ = 0;
     return next;
   }
 
@@ -94,12 +106,14 @@ class ConnectionStream : public httplib::Stream {
     return sent;
   }
 
+  // (httplib's server does not ask; read() is what waits.)
   bool is_readable() const override {
     return begin_ < end_ || wait_for(socket_, POLLIN, read_deadline_);
   }
   bool is_writable() const override { return !broken_; }
-  // The request did not arrive whole within the timeout: whatever comes next is not a request.
-  bool late() const { return late_; }
+  // The request did not arrive whole within the timeout, or was larger than a request may be:
+  // whatever comes next is not a request.
+  bool refused() const { return refused_; }
 
   ssize_t read(char* data, size_t size) override {
     if (begin_ == end_) {
@@ -110,6 +124,11 @@ class ConnectionStream : public httplib::Stream {
       end_ = static_cast<size_t>(got);
     }
     const size_t count = std::min(size, end_ - begin_);
+    request_read_ += count;
+    if (request_read_ > request_bytes_) {  // headers without end, a body past its length
+      refused_ = true;
+      return -1;
+    }
     std::copy(in_.begin() + static_cast<ptrdiff_t>(begin_),
               in_.begin() + static_cast<ptrdiff_t>(begin_ + count), data);
     begin_ += count;
@@ -143,12 +162,18 @@ class ConnectionStream : public httplib::Stream {
   // What is there, or what comes before the request's deadline; < 0 past it.
   ssize_t receive(char* data, size_t size) {
     for (;;) {
+      // Checked before every recv: a client that keeps the socket full never waits, and must
+      // still finish in time.
+      if (Clock::now() >= read_deadline_) {
+        refused_ = true;
+        return -1;
+      }
       const ssize_t got = recv(socket_, data, size, MSG_DONTWAIT);
       if (got >= 0) return got;
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
       if (!wait_for(socket_, POLLIN, read_deadline_)) {
-        late_ = true;
+        refused_ = true;
         return -1;
       }
     }
@@ -174,12 +199,14 @@ class ConnectionStream : public httplib::Stream {
 
   const int socket_;
   const Clock::duration timeout_;
+  const size_t request_bytes_;
   Clock::time_point read_deadline_ = Clock::now();
+  size_t request_read_ = 0;  // bytes of the current request handed to httplib
   std::vector<char> in_;
   size_t begin_ = 0, end_ = 0;  // the unread part of in_
   std::string out_;
   bool broken_ = false;
-  bool late_ = false;
+  bool refused_ = false;
   struct Address {
     std::string ip;
     int port = -1;  // -1: not asked yet
@@ -195,6 +222,32 @@ ServeServer::ServeServer(const ConnectionLimits& limits)
   // What httplib's answers say in their Keep-Alive header: this loop's limits.
   set_keep_alive_timeout(limits.timeout_seconds);
   set_keep_alive_max_count(limits.requests_per_connection);
+  // A body is read by its Content-Length only: httplib would read a chunked one without the
+  // body limit, and one without a length until the client closes (which a client waiting for
+  // its answer never does). Refused before any of it is read; what is left of it on the
+  // connection is no request, so the connection closes after the answer.
+  set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response) {
+    const bool has_body =
+        request.method == "POST" || request.method == "PUT" || request.method == "PATCH";
+    if (!request.has_header("Transfer-Encoding") &&
+        (!has_body || request.has_header("Content-Length")))
+      return httplib::Server::HandlerResponse::Unhandled;
+    close_after_answer = true;
+    response.status = 411;
+    response.set_content(error_json("send the body with a Content-Length header (a chunked "
+                                    "body, or one without a length, is not read)",
+                                    "body"),
+                         "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // An answer written once the server is stopping, or after such a refusal, is the
+  // connection's last, and says so.
+  set_post_routing_handler([this](const httplib::Request&, httplib::Response& response) {
+    if (!stopped_ && !close_after_answer) return;
+    response.headers.erase("Keep-Alive");
+    response.headers.erase("Connection");  // httplib's own "close" for a last request
+    response.set_header("Connection", "close");
+  });
 }
 
 ServeServer::~ServeServer() {
@@ -202,26 +255,33 @@ ServeServer::~ServeServer() {
 }
 
 void ServeServer::stop_serving() {
+  stopped_ = true;
   const uint64_t one = 1;
   [[maybe_unused]] const ssize_t written = ::write(stopping_, &one, sizeof one);
   stop();
 }
 
 bool ServeServer::process_and_close_socket(int socket) {
-  ConnectionStream stream(socket, limits_.timeout_seconds);
+  struct Closed {  // however the loop ends
+    int socket;
+    ~Closed() {
+      shutdown(socket, SHUT_RDWR);
+      close(socket);
+    }
+  } closed_at_end{socket};
+  ConnectionStream stream(socket, limits_);
   bool ok = false;
   for (size_t left = limits_.requests_per_connection; left > 0; --left) {
-    const auto next = stream.next_request(stopping_);
+    const auto next = stream.next_request(stopping_, stopped_);
     if (next == ConnectionStream::Next::kNone) break;
     // The last request's answer says "Connection: close".
     const bool last = left == 1 || next == ConnectionStream::Next::kLastRequest;
     bool closed = false;  // the client asked to close (Connection: close, HTTP/1.0)
+    close_after_answer = false;
     ok = process_request(stream, last, closed, nullptr);
     ok = stream.flush() && ok;
-    if (!ok || closed || last || stream.late()) break;
+    if (!ok || closed || last || stream.refused() || stopped_ || close_after_answer) break;
   }
-  shutdown(socket, SHUT_RDWR);
-  close(socket);
   return ok;
 }
 

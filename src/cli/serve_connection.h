@@ -9,13 +9,15 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <cstddef>
 
 namespace minimt::cli {
 
 struct ConnectionLimits {
-  int timeout_seconds = 5;  // a stalled read or write, and an idle keep-alive connection
+  int timeout_seconds = 5;  // to send a whole request, to take an answer, to sit idle
   size_t requests_per_connection = 1000;
+  size_t request_bytes = 1 << 20;  // the most a request may send, its line and headers included
 };
 
 class ServeServer : public httplib::Server {
@@ -25,17 +27,18 @@ class ServeServer : public httplib::Server {
   ServeServer(const ServeServer&) = delete;
   ServeServer& operator=(const ServeServer&) = delete;
 
-  // Stops accepting (httplib's stop) and closes the idle keep-alive connections at once. Every
-  // request accepted is answered: one being read or answered, and one already sent on an
-  // accepted connection (also one waiting for a free thread), with "Connection: close".
-  // Safe from any thread, before listen too.
+  // Stops accepting (httplib's stop: it does nothing before the server listens, so call it
+  // once is_running()) and closes the idle keep-alive connections at once. Every request
+  // accepted is answered, with "Connection: close": one being read or answered, and one already
+  // sent on an accepted connection (also one waiting for a free thread). Safe from any thread.
   void stop_serving();
 
  private:
   bool process_and_close_socket(int socket) override;
 
   const ConnectionLimits limits_;
-  int stopping_ = -1;  // an eventfd, readable once stop_serving ran
+  int stopping_ = -1;  // an eventfd, readable once stop_serving ran: wakes the idle connections
+  std::atomic<bool> stopped_{false};  // the same, for a look without a system call
 };
 
 }  // namespace minimt::cli

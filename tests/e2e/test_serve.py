@@ -327,10 +327,14 @@ def stalled_and_vanished(t, server):
     t.check(status == 200 and b"translation" in answer, "answered after vanished clients")
 
 
+_unread = {}  # id(socket): bytes received past the answers read so far
+
+
 def read_answer(s, timeout=10):
-    """One HTTP answer from socket `s`: (status, body), the body by its Content-Length."""
+    """One HTTP answer from socket `s`: (status, body), the body by its Content-Length; bytes
+    of the next answer (pipelining) kept for the next call."""
     s.settimeout(timeout)
-    data = b""
+    data = _unread.pop(id(s), b"")
     while b"\r\n\r\n" not in data:
         chunk = s.recv(65536)
         if not chunk:
@@ -343,7 +347,9 @@ def read_answer(s, timeout=10):
         if not chunk:
             break
         body += chunk
-    return int(head.split()[1]), body
+    if len(body) > length:
+        _unread[id(s)] = body[length:]
+    return int(head.split()[1]), body[:length]
 
 
 def connection_bytes(t, server, minimt):
@@ -392,6 +398,43 @@ def connection_bytes(t, server, minimt):
     connection.close()
     t.check(keep_alive == "timeout=%d, max=1000" % server.timeout, "Keep-Alive: %r" % keep_alive)
 
+    # A chunked body, or one without a length: refused (411, the field "body") before any of it
+    # is read, and the connection closed after the answer (what is left of the body is no
+    # request). httplib alone read a chunked body past --max-body-bytes, and waited for the end
+    # of a body without a length until the timeout.
+    for name, head in (("chunked", b"Transfer-Encoding: chunked\r\n"), ("no length", b"")):
+        s = socket.create_connection(("127.0.0.1", server.port))
+        start = time.time()
+        s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n" +
+                  (b"5\r\n{\"tex\r\n" if head else b'{"text": "Hi."}'))
+        try:
+            status, body = read_answer(s, timeout=server.timeout + 2)
+            error = json.loads(body)
+            rest = s.recv(100)
+        except (socket.timeout, ValueError, TypeError, OSError) as e:
+            status, error, rest = None, repr(e), None
+        s.close()
+        t.check(status == 411 and isinstance(error, dict) and error.get("field") == "body" and
+                rest == b"" and time.time() - start < server.timeout - 1,
+                "a body %s: 411 naming the body, then closed: %r %r %r (%.1f s)" %
+                (name, status, error, rest, time.time() - start))
+
+    # Headers without end, sent as fast as the server takes them: refused once the request
+    # passes --max-body-bytes and 64 KiB, or its time: the connection is closed long before
+    # the client is done (httplib alone kept reading: 982 MB in 12 s).
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+    block, sent, start = b"a" * 65536, 0, time.time()
+    s.settimeout(1)
+    try:
+        while sent < (256 << 20) and time.time() - start < 3 * server.timeout:
+            sent += s.send(block)
+    except OSError:  # closed by the server (or its buffers full past the second)
+        pass
+    s.close()
+    t.check(sent < (64 << 20) and time.time() - start < server.timeout + 2,
+            "headers without end: closed after %d KiB, %.1f s" % (sent >> 10, time.time() - start))
+
     # Request after request on one keep-alive connection, each answered with its own record.
     s = socket.create_connection(("127.0.0.1", server.port))
     answers = []
@@ -410,8 +453,20 @@ def sigterm(t, server):
     texts = ["The small dog sees the red house and the big cat under the table."] * 8
     results, finished = [None] * 6, [0.0] * 6
 
+    connection_headers = [None] * 6
+
     def client(c):
-        results[c] = server.post("/v1/translate", {"texts": texts, "beam_size": 16}, timeout=120)
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        try:
+            connection.request("POST", "/v1/translate",
+                               json.dumps({"texts": texts, "beam_size": 16}).encode())
+            answer = connection.getresponse()
+            results[c] = (answer.status, answer.read())
+            connection_headers[c] = (answer.getheader("Connection"), answer.getheader("Keep-Alive"))
+        except OSError:
+            results[c] = None
+        finally:
+            connection.close()
         finished[c] = time.time()
 
     # A keep-alive connection left open and idle after its answer: it must not hold the exit
@@ -433,6 +488,10 @@ def sigterm(t, server):
     t.check(len(answered) == 6, "SIGTERM: every request in flight answered in full (%d of 6: %r)" %
             (len(answered), [r[:1] if r else r for r in results]))
     t.check(max(finished) > signalled, "SIGTERM came while requests were in flight")
+    # Each answer written after SIGTERM is its connection's last, and says so.
+    late = [h for h, f in zip(connection_headers, finished) if f > signalled + 0.05]
+    t.check(late and all(h == ("close", None) for h in late),
+            "answers after SIGTERM say Connection: close: %r" % late)
     code = server.process.wait(timeout=30)
     exited = time.time()
     t.check(code == 0, "SIGTERM: exit status %r, want 0 (%r)" % (code, server.stderr()[-300:]))

@@ -402,17 +402,23 @@ def connection_bytes(t, server, minimt):
     # is read, and the connection closed after the answer (what is left of the body is no
     # request). httplib alone read a chunked body past --max-body-bytes, and waited for the end
     # of a body without a length until the timeout.
+    # The chunked body is 128 KiB, most of it still unread when the server closes: the answer
+    # must reach the client all the same (a close with unread bytes resets the connection).
+    big = b"20000\r\n" + b"a" * 0x20000 + b"\r\n0\r\n\r\n"
     for name, head in (("chunked", b"Transfer-Encoding: chunked\r\n"), ("no length", b"")):
         s = socket.create_connection(("127.0.0.1", server.port))
         start = time.time()
-        s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n" +
-                  (b"5\r\n{\"tex\r\n" if head else b'{"text": "Hi."}'))
+        request = (b"POST /v1/translate HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n" +
+                   (big if head else b'{"text": "Hi."}'))
+        sender = threading.Thread(target=lambda: s.sendall(request))
+        sender.start()
         try:
             status, body = read_answer(s, timeout=server.timeout + 2)
             error = json.loads(body)
             rest = s.recv(100)
         except (socket.timeout, ValueError, TypeError, OSError) as e:
             status, error, rest = None, repr(e), None
+        sender.join(timeout=10)
         s.close()
         t.check(status == 411 and isinstance(error, dict) and error.get("field") == "body" and
                 rest == b"" and time.time() - start < server.timeout - 1,

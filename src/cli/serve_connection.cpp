@@ -46,6 +46,8 @@ using Clock = std::chrono::steady_clock;
 
 // Set by a handler on the connection's thread: the answer is the connection's last.
 thread_local bool close_after_answer = false;
+// Why the connection's current request was refused while it was read.
+thread_local ReadRefusal refusal;
 
 // Waits for `events` on `socket` until `deadline`; false when it passed first.
 bool wait_for(int socket, short events, Clock::time_point deadline) {
@@ -114,6 +116,21 @@ class ConnectionStream : public httplib::Stream {
   // The request did not arrive whole within the timeout, or was larger than a request may be:
   // whatever comes next is not a request.
   bool refused() const { return refused_; }
+  // httplib answers such a request 400 (the error handler words it from read_refusal); that
+  // answer is the connection's last.
+  void refuse(bool late) {
+    refused_ = true;
+    close_after_answer = true;
+    const long long seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout_).count();
+    refusal = late ? ReadRefusal{408,
+                                 "the request did not arrive whole within " +
+                                     std::to_string(seconds) + " s (--timeout)",
+                                 ""}
+                   : ReadRefusal{413,
+                                 "the request is larger than " + std::to_string(request_bytes_) +
+                                     " bytes (--max-body-bytes and 64 KiB for its headers)",
+                                 "body"};
+  }
 
   ssize_t read(char* data, size_t size) override {
     if (begin_ == end_) {
@@ -126,7 +143,7 @@ class ConnectionStream : public httplib::Stream {
     const size_t count = std::min(size, end_ - begin_);
     request_read_ += count;
     if (request_read_ > request_bytes_) {  // headers without end, a body past its length
-      refused_ = true;
+      refuse(false);
       return -1;
     }
     std::copy(in_.begin() + static_cast<ptrdiff_t>(begin_),
@@ -165,7 +182,7 @@ class ConnectionStream : public httplib::Stream {
       // Checked before every recv: a client that keeps the socket full never waits, and must
       // still finish in time.
       if (Clock::now() >= read_deadline_) {
-        refused_ = true;
+        refuse(true);
         return -1;
       }
       const ssize_t got = recv(socket_, data, size, MSG_DONTWAIT);
@@ -173,7 +190,7 @@ class ConnectionStream : public httplib::Stream {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
       if (!wait_for(socket_, POLLIN, read_deadline_)) {
-        refused_ = true;
+        refuse(true);
         return -1;
       }
     }
@@ -254,6 +271,10 @@ ServeServer::~ServeServer() {
   close(stopping_);
 }
 
+const ReadRefusal& ServeServer::read_refusal() {
+  return refusal;
+}
+
 void ServeServer::stop_serving() {
   stopped_ = true;
   const uint64_t one = 1;
@@ -278,6 +299,7 @@ bool ServeServer::process_and_close_socket(int socket) {
     const bool last = left == 1 || next == ConnectionStream::Next::kLastRequest;
     bool closed = false;  // the client asked to close (Connection: close, HTTP/1.0)
     close_after_answer = false;
+    refusal = {};
     ok = process_request(stream, last, closed, nullptr);
     ok = stream.flush() && ok;
     if (!ok || closed || last || stream.refused() || stopped_ || close_after_answer) break;

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <string>
 
 namespace minimt::cli {
 
@@ -20,8 +21,19 @@ struct ConnectionLimits {
   size_t request_bytes = 1 << 20;  // the most a request may send, its line and headers included
 };
 
+// A request refused while it was read: too slow (408) or too large (413); status 0: none.
+struct ReadRefusal {
+  int status = 0;
+  std::string message;
+  std::string field;
+};
+
 class ServeServer : public httplib::Server {
  public:
+  // Why the request this thread is answering was refused as it was read (httplib then answers
+  // 400 through the error handler, which may say this instead).
+  static const ReadRefusal& read_refusal();
+
   explicit ServeServer(const ConnectionLimits& limits);
   ~ServeServer() override;
   ServeServer(const ServeServer&) = delete;

@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "cli/serve_connection.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/base/json_writer.h"
 
@@ -151,6 +152,11 @@ void add_serve_endpoints(httplib::Server& server, const ServedModels& models,
   // gets a JSON error too.
   server.set_error_handler([&limits](const httplib::Request& in, httplib::Response& out) {
     if (!out.body.empty()) return;
+    if (const ReadRefusal& refused = ServeServer::read_refusal(); refused.status) {
+      out.status = refused.status;  // what httplib saw as a malformed request
+      out.set_content(error_json(refused.message, refused.field), kJson);
+      return;
+    }
     std::string message = "HTTP status " + std::to_string(out.status) + " for " + in.method + " " +
                           in.path + " (a malformed request?)";
     std::string field;

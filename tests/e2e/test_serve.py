@@ -258,13 +258,17 @@ def stalled_and_vanished(t, server):
     status, _ = server.post("/v1/translate", {"text": "Hello world."})
     t.check(status == 200 and time.time() - start < server.timeout - 0.5,
             "answered beside two stalled clients (%d in %.1f s)" % (status, time.time() - start))
-    for s in stalled:  # dropped after --timeout (3 s)
+    for s in stalled:  # dropped after --timeout (3 s), with a last answer (408) that says why
         s.settimeout(server.timeout + 3)
         try:
-            closed = s.recv(100) is not None
+            answer = s.recv(1000)
+            closed = answer == b"" or (answer.startswith(b"HTTP/1.1 408 ") and
+                                       b"\r\nConnection: close\r\n" in answer and
+                                       b"Keep-Alive" not in answer and
+                                       b'within %d s (--timeout)"' % server.timeout in answer)
         except socket.timeout:
-            closed = False
-        t.check(closed, "a stalled client is dropped after the timeout")
+            closed, answer = False, b"nothing"
+        t.check(closed, "a stalled client is dropped after the timeout: %r" % answer[:200])
         s.close()
     # More stalled clients than connections: the others are served once those time out.
     stalled = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(6)]
@@ -440,6 +444,19 @@ def connection_bytes(t, server, minimt):
     s.close()
     t.check(sent < (64 << 20) and time.time() - start < server.timeout + 2,
             "headers without end: closed after %d KiB, %.1f s" % (sent >> 10, time.time() - start))
+
+    # Headers over the limit, sent at once: 413 naming the body, and the connection closed.
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n")
+    try:
+        status, body = read_answer(s)
+        error = json.loads(body)
+    except (socket.timeout, ValueError, TypeError, OSError) as e:
+        status, error = None, repr(e)
+    s.close()
+    t.check(status == 413 and isinstance(error, dict) and error.get("field") == "body" and
+            "64 KiB for its headers" in error.get("error", ""),
+            "100,000 bytes of headers: 413 naming the body: %r %r" % (status, error))
 
     # Request after request on one keep-alive connection, each answered with its own record.
     s = socket.create_connection(("127.0.0.1", server.port))

@@ -26,7 +26,8 @@ namespace {
 constexpr size_t kGatherBytes = 64 * 1024;
 constexpr size_t kReadBufferBytes = 16 * 1024;
 
-// The address a socket has at `which` end (getpeername or getsockname), numeric.
+// The address of one end of `socket`, numeric: the peer's (`lookup` getpeername) or its own
+// (getsockname).
 template <typename Lookup>
 void numeric_address(int socket, Lookup lookup, std::string& ip, int& port) {
   sockaddr_storage address{};

@@ -72,10 +72,6 @@ json masked_heads(const AttentionMatrices& m) {
   return out;
 }
 
-// What the page's script knows of each type: its name, the heading and axes of its section, and
-// the keys of the sentence's token lists along its rows and columns ("right": the pieces
-// predicted, beside decoder rows). Rollouts ("rollout": true) share the axes of the type they
-// extend ("of"), with a caption and a note of their own.
 json sentence_texts(const DumpSentence& s) {
   return {{"number", s.number},
           {"source", s.source},
@@ -87,6 +83,10 @@ json sentence_texts(const DumpSentence& s) {
           {"attention", json::object()}};
 }
 
+// What the page's script knows of each type: its name, the heading and axes of its section, and
+// the keys of the sentence's token lists along its rows and columns ("right": the pieces
+// predicted, beside decoder rows). Rollouts ("rollout": true) share the axes of the type they
+// extend ("of"), with a caption and a note of their own.
 json kinds() {
   auto tokens = [](dump_schema::Axis axis) {
     return axis == dump_schema::Axis::kSource ? "source_tokens" : "decoder_input_tokens";

@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
   }
 
   std::string running;  // the subcommand, for the usage hint of an error found after parsing
+  auto usage_failure = [&running](const std::exception& e) {
+    std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\nRun 'minimt " << running
+              << " --help' for usage.\n";
+    return kExitUsage;
+  };
   try {
     for (const auto& command : commands)
       if (*command.app) {
@@ -69,13 +74,9 @@ int main(int argc, char** argv) {
         return status;
       }
   } catch (const minimt::cli::UsageError& e) {
-    std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\nRun 'minimt " << running
-              << " --help' for usage.\n";
-    return kExitUsage;
+    return usage_failure(e);
   } catch (const minimt::RequestError& e) {  // a value or combination of options refused
-    std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\nRun 'minimt " << running
-              << " --help' for usage.\n";
-    return kExitUsage;
+    return usage_failure(e);
   } catch (const minimt::Error& e) {
     std::cerr << "minimt: error: " << minimt::visible_text(e.what()) << "\n";
     return kExitFailure;

@@ -21,9 +21,6 @@
 namespace minimt::cli {
 namespace {
 
-// What a request may send besides its body: its request line and headers.
-constexpr size_t kRequestHeadBytes = 64 * 1024;
-
 struct ServeArgs {
   std::string model;
   std::string compute_types;  // comma-separated; the first is the default
@@ -185,13 +182,13 @@ int run_serve(ServeArgs& args) {
 
   ConnectionLimits connection_limits;
   connection_limits.timeout_seconds = args.timeout;
-  connection_limits.request_bytes = args.limits.max_body_bytes + kRequestHeadBytes;
+  connection_limits.body_bytes = args.limits.max_body_bytes;
   ServeServer server(connection_limits);
   StopOnSignal stop(server);
   ServingQueue queue(args.queue);
   const size_t connections = static_cast<size_t>(args.connections);
   server.new_task_queue = [connections, &queue] { return new ConnectionPool(connections, queue); };
-  server.set_tcp_nodelay(true);  // an answer's headers and body are two writes: no Nagle delay
+  server.set_tcp_nodelay(true);  // an answer past 64 KiB goes out in several sends: no Nagle delay
   server.set_payload_max_length(args.limits.max_body_bytes);
   add_serve_endpoints(server, models, args.limits, base, queue);
 

@@ -74,7 +74,7 @@ class ConnectionStream : public httplib::Stream {
   ConnectionStream(int socket, const ConnectionLimits& limits)
       : socket_(socket),
         timeout_(std::chrono::seconds(limits.timeout_seconds)),
-        request_bytes_(limits.request_bytes),
+        request_bytes_(limits.body_bytes + kRequestHeadBytes),
         in_(kReadBufferBytes) {}
 
   enum class Next { kRequest, kLastRequest, kNone };
@@ -114,23 +114,22 @@ class ConnectionStream : public httplib::Stream {
     return begin_ < end_ || wait_for(socket_, POLLIN, read_deadline_);
   }
   bool is_writable() const override { return !broken_; }
-  // The request did not arrive whole within the timeout, or was larger than a request may be:
-  // whatever comes next is not a request.
-  bool refused() const { return refused_; }
-  // httplib answers such a request 400 (the error handler words it from read_refusal); that
-  // answer is the connection's last.
+  // The request did not arrive whole within the timeout (`late`), or was larger than a request
+  // may be: httplib answers it 400 (the error handler words it from read_refusal), and that
+  // answer is the connection's last, for whatever comes next is not a request.
   void refuse(bool late) {
-    refused_ = true;
     close_after_answer = true;
     const long long seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout_).count();
-    refusal = late ? ReadRefusal{408,
-                                 "the request did not arrive whole within " +
-                                     std::to_string(seconds) + " s (--timeout)",
-                                 ""}
-                   : ReadRefusal{413,
-                                 "the request is larger than " + std::to_string(request_bytes_) +
-                                     " bytes (--max-body-bytes and 64 KiB for its headers)",
-                                 "body"};
+    refusal =
+        late ? ReadRefusal{408,
+                           "the request did not arrive whole within " + std::to_string(seconds) +
+                               " s (--timeout)",
+                           ""}
+             : ReadRefusal{413,
+                           "the request is larger than " + std::to_string(request_bytes_) +
+                               " bytes (--max-body-bytes and " +
+                               std::to_string(kRequestHeadBytes / 1024) + " KiB for its headers)",
+                           "body"};
   }
 
   ssize_t read(char* data, size_t size) override {
@@ -224,7 +223,6 @@ class ConnectionStream : public httplib::Stream {
   size_t begin_ = 0, end_ = 0;  // the unread part of in_
   std::string out_;
   bool broken_ = false;
-  bool refused_ = false;
   struct Address {
     std::string ip;
     int port = -1;  // -1: not asked yet
@@ -303,7 +301,7 @@ bool ServeServer::process_and_close_socket(int socket) {
     refusal = {};
     ok = process_request(stream, last, closed, nullptr);
     ok = stream.flush() && ok;
-    if (!ok || closed || last || stream.refused() || stopped_ || close_after_answer) break;
+    if (!ok || closed || last || stopped_ || close_after_answer) break;
   }
   return ok;
 }

@@ -15,10 +15,13 @@
 
 namespace minimt::cli {
 
+// What a request may send besides its body: its request line and headers.
+inline constexpr size_t kRequestHeadBytes = 64 * 1024;
+
 struct ConnectionLimits {
   int timeout_seconds = 5;  // to send a whole request, to take an answer, to sit idle
   size_t requests_per_connection = 1000;
-  size_t request_bytes = 1 << 20;  // the most a request may send, its line and headers included
+  size_t body_bytes = 1 << 20;  // the largest body; a request may send kRequestHeadBytes more
 };
 
 // A request refused while it was read: too slow (408) or too large (413); status 0: none.

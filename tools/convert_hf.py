@@ -16,9 +16,16 @@ refused and what was tested.
 
 Exit status: 0 converted, 1 refused or failed (one line on stderr naming the file and the
 key or tensor), 2 usage.
+
+HF_DIR is read as minimt reads a model directory (docs/robustness.md, "The Hugging Face
+converter"): regular files inside it only, each kind of file capped in size, strict JSON,
+every config number range-checked; OUT_DIR is never a symbolic link followed or replaced, and
+a conversion that fails or is interrupted leaves nothing behind.
 """
 import argparse
 import os
+import re
+import signal
 import sys
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
@@ -26,6 +33,8 @@ for folder in ("common", "marian", "hf"):
     sys.path.insert(0, os.path.join(TOOLS, folder))
 
 from errors import ConversionError  # noqa: E402
+from input_files import InputFileError  # noqa: E402
+from safetensors_file import SafetensorsError  # noqa: E402
 
 FAMILIES = ("marian", "mbart", "m2m_100", "t5")
 
@@ -42,6 +51,8 @@ def model_type(hf_dir):
 
 
 def convert(args):
+    import output
+    output.check_paths(args.hf_dir, args.out_dir, args.force)  # before anything is read
     if model_type(args.hf_dir) == "marian":
         if args.source_lang or args.target_lang:
             raise ConversionError(args.hf_dir, "--source-lang/--target-lang do not apply to a "
@@ -68,16 +79,46 @@ def main(argv=None, prog=None):
     ap.add_argument("--force", action="store_true", help="replace a non-empty OUT_DIR")
     ap.add_argument("--quiet", action="store_true", help="no notes on stderr")
     args = ap.parse_args(argv)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _interrupted)
     try:
         notes = convert(args)
-    except (ConversionError, OSError, ValueError) as e:
-        print("%s: %s" % (prog, e), file=sys.stderr)
-        return 1
+    except (ConversionError, InputFileError, SafetensorsError) as e:
+        return _fail(prog, str(e))
+    except OSError as e:  # writing OUT_DIR, mostly: name the file the system call named
+        return _fail(prog, "%s: %s" % (e.filename or args.out_dir, e.strerror or e))
+    except MemoryError:
+        return _fail(prog, "%s: out of memory while converting it" % args.hf_dir)
+    except RecursionError:
+        return _fail(prog, "%s: nests too deep to convert" % args.hf_dir)
+    except KeyboardInterrupt:
+        return _fail(prog, "%s: interrupted; %s was not written" % (args.hf_dir, args.out_dir),
+                     130)
+    except Exception as e:  # a bug, or an input no check foresaw: still one line
+        return _fail(prog, "%s: internal error (%s: %s)" % (args.hf_dir, type(e).__name__, e))
     if not args.quiet:
         for note in notes:
             print("note: %s" % note, file=sys.stderr)
         print("converted %s -> %s" % (args.hf_dir, args.out_dir), file=sys.stderr)
     return 0
+
+
+def _interrupted(number, frame):
+    raise KeyboardInterrupt  # unwinds through the staging folder's removal
+
+
+def _one_line(message, limit=2000):
+    """The message as one line of printable text: line breaks become spaces, other control
+    characters (ESC, DEL, C1) \\xNN escapes, and at most `limit` characters."""
+    message = re.sub(r"\s*[\r\n]+\s*", " ", message.strip())
+    message = re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda m: "\\x%02x" % ord(m.group()), message)
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return message if len(message) <= limit else message[:limit] + "..."
+
+
+def _fail(prog, message, status=1):
+    print("%s: %s" % (prog, _one_line(message)), file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ of the header.
         (F32 | F16 | BF16, rounded to nearest even) unless named in keep_f32
     read_safetensors(path, dtypes=READ_DTYPES) -> {name: float32 array}  (F16, BF16 widen
         exactly; F64 rounds); SafetensorsError (a ValueError) names the file and what is wrong
+    read_safetensors_file(f, path, size, dtypes) the same from a file already opened (the
+        converter opens it through input_files.py); the header is strict JSON of at most
+        8 MiB, every entry exactly dtype, shape and data_offsets, sizes checked in Python
+        integers before any array is made
 
 The one writer of minimt model files in tools/: the PyTorch reference (tools/reference) and the
 Marian converter (tools/convert_marian.py) both write through it.
@@ -20,11 +24,15 @@ import struct
 
 import numpy as np
 
+import input_files
+
 # dtype -> (numpy type of the stored values, bytes per value)
 READ_DTYPES = {"F32": (np.dtype("<f4"), 4), "F16": (np.dtype("<f2"), 2),
                "BF16": (np.dtype("<u2"), 2), "F64": (np.dtype("<f8"), 8)}
 WRITE_DTYPES = ("F32", "F16", "BF16")
-MAX_HEADER = 100 << 20
+MAX_HEADER = 8 << 20  # as minimt reads (src/model/safetensors.cpp)
+MAX_RANK = 8
+MAX_DIMENSION = (1 << 31) - 1
 
 
 class SafetensorsError(ValueError):
@@ -73,46 +81,77 @@ def write_safetensors(path, tensors, dtype, keep_f32=(), metadata=None):
             f.write(data)
 
 
-def _read_header(path, size):
-    """-> (header dict, header length n)."""
-    with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8:
-            raise SafetensorsError(path, "is too short for a safetensors file")
-        (n,) = struct.unpack("<Q", head)
-        if n > MAX_HEADER or 8 + n > size:
-            raise SafetensorsError(path, "has a header length (%d) past the file" % n)
-        try:
-            header = json.loads(f.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise SafetensorsError(path, "has a header that is not JSON (%s)" % e)
+def _read_header(f, path, size):
+    """-> (header dict, header length n), read from the open file f of `size` bytes."""
+    head = f.read(8)
+    if len(head) < 8:
+        raise SafetensorsError(path, "is too short for a safetensors file (%d bytes)" % size)
+    (n,) = struct.unpack("<Q", head)
+    if n > MAX_HEADER:
+        raise SafetensorsError(path, "claims a header of %d bytes, more than the %d bytes "
+                                     "(8 MiB) this reads" % (n, MAX_HEADER))
+    if 8 + n > size:
+        raise SafetensorsError(path, "claims a header of %d bytes, past the end of the file "
+                                     "(%d bytes)" % (n, size))
+    data = f.read(n)
+    if len(data) != n:
+        raise SafetensorsError(path, "ends inside its header")
+    try:
+        header = input_files.parse_json(path, data)
+    except input_files.InputFileError as e:
+        raise SafetensorsError(path, "has a header that cannot be read: " + e.what)
     if not isinstance(header, dict):
         raise SafetensorsError(path, "has a header that is not a JSON object")
     return header, n
 
 
-def read_safetensors(path, dtypes=tuple(READ_DTYPES)):
-    """-> {name: float32 array}; a tensor of a dtype not in dtypes is refused."""
-    size = os.path.getsize(path)
-    header, n = _read_header(path, size)
+def _entry(path, name, info, dtypes, body_size):
+    """-> (dtype, shape, begin, end) of one header entry, every field checked."""
+    if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
+        raise SafetensorsError(path, "tensor %s must hold exactly dtype, shape and data_offsets"
+                               % name)
+    dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+    if dtype not in dtypes or dtype not in READ_DTYPES:
+        raise SafetensorsError(path, "tensor %s has dtype %s; this reads %s"
+                                     % (name, str(dtype)[:40], ", ".join(dtypes)))
+    integers = lambda v: isinstance(v, list) and all(  # noqa: E731
+        isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)
+    if not integers(shape) or len(shape) > MAX_RANK or any(d > MAX_DIMENSION for d in shape):
+        raise SafetensorsError(path, "tensor %s has shape %s; a shape is at most %d "
+                                     "dimensions, each 0 to %d" % (name, str(shape)[:80],
+                                                                   MAX_RANK, MAX_DIMENSION))
+    if not integers(offsets) or len(offsets) != 2:
+        raise SafetensorsError(path, "tensor %s has data_offsets %s, not [begin, end]"
+                                     % (name, str(offsets)[:80]))
+    begin, end = offsets
+    count = 1
+    for d in shape:
+        count *= d  # Python integers: no overflow
+    if not begin <= end <= body_size:
+        raise SafetensorsError(path, "tensor %s has data_offsets %s outside the file's %d "
+                                     "bytes of data" % (name, offsets, body_size))
+    if end - begin != count * READ_DTYPES[dtype][1]:
+        raise SafetensorsError(path, "tensor %s has %d bytes for shape %s of %s (%d expected)"
+                                     % (name, end - begin, shape, dtype,
+                                        count * READ_DTYPES[dtype][1]))
+    return dtype, shape, begin, end
+
+
+def read_safetensors_file(f, path, size, dtypes=tuple(READ_DTYPES)):
+    """-> {name: float32 array} from the open binary file f of `size` bytes (path names it in
+    messages); a tensor of a dtype not in dtypes is refused."""
+    header, n = _read_header(f, path, size)
+    entries = {name: _entry(path, name, info, dtypes, size - 8 - n)
+               for name, info in header.items() if name != "__metadata__"}
+    if "__metadata__" in header and not isinstance(header["__metadata__"], dict):
+        raise SafetensorsError(path, "has a __metadata__ that is not a JSON object")
     if 8 + n < size:
-        body = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + n)
+        body = np.memmap(f, dtype=np.uint8, mode="r", offset=8 + n, shape=(size - 8 - n,))
     else:
         body = np.zeros(0, dtype=np.uint8)  # numpy cannot map an empty range
     tensors = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        dtype = info.get("dtype")
-        if dtype not in dtypes or dtype not in READ_DTYPES:
-            raise SafetensorsError(path, "tensor %s has dtype %s; this reads %s"
-                                         % (name, dtype, ", ".join(dtypes)))
-        stored, width = READ_DTYPES[dtype]
-        shape = [int(d) for d in info["shape"]]
-        begin, end = info["data_offsets"]
-        count = int(np.prod(shape)) if shape else 1
-        if not 0 <= begin <= end <= len(body) or end - begin != count * width:
-            raise SafetensorsError(path, "tensor %s has data_offsets outside the file" % name)
+    for name, (dtype, shape, begin, end) in entries.items():
+        stored = READ_DTYPES[dtype][0]
         raw = np.frombuffer(body[begin:end], dtype=stored)
         if dtype == "BF16":
             values = (raw.astype(np.uint32) << 16).view(np.float32)
@@ -120,3 +159,9 @@ def read_safetensors(path, dtypes=tuple(READ_DTYPES)):
             values = raw.astype(np.float32)
         tensors[name] = values.reshape(shape)
     return tensors
+
+
+def read_safetensors(path, dtypes=tuple(READ_DTYPES)):
+    """-> {name: float32 array}; a tensor of a dtype not in dtypes is refused."""
+    with open(path, "rb") as f:
+        return read_safetensors_file(f, path, os.fstat(f.fileno()).st_size, dtypes)

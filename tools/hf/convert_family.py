@@ -24,8 +24,8 @@ def _generation_notes(config, generation, notes):
     source = dict(config)
     source.update(generation)
     if source.get("num_beams") not in (None, 1):
-        notes.append("the model's default is beam search with %d beams (num_beams): run minimt "
-                     "with --beam-size %d for the same search" % ((source["num_beams"],) * 2))
+        notes.append("the model's default is beam search with %s beams (num_beams): run minimt "
+                     "with --beam-size %s for the same search" % ((source["num_beams"],) * 2))
     if source.get("max_length") not in (None, 20):
         notes.append("max_length %s is not copied: minimt's --max-length counts generated "
                      "tokens and is capped by max_positions" % source["max_length"])
@@ -70,7 +70,7 @@ def _fairseq(args, inputs, notes):
 def _t5(args, inputs, notes):
     p = t5_family.plan_architecture(inputs["config"], inputs["config_path"])
     spm_path = os.path.join(args.hf_dir, "spiece.model")
-    if not os.path.isfile(spm_path):
+    if not hf_files.present(spm_path):
         raise ConversionError(spm_path, "is missing")
     extra = hf_keys.Keys(inputs["tokenizer"], inputs["tokenizer_path"], {"extra_ids": 100})
     layout = tokenizer_layouts.t5_pieces(spm_path, extra.int("extra_ids"), p.vocab_size)
@@ -90,6 +90,9 @@ def _t5(args, inputs, notes):
 def _t5_task_prefix(args, inputs, data, notes):
     """config.json's task_specific_params: "translate English to German: " as source ids."""
     tasks = inputs["config"].get("task_specific_params") or {}
+    if not isinstance(tasks, dict):
+        raise ConversionError(inputs["config_path"], "key 'task_specific_params' is not a JSON "
+                                                     "object")
     known = sorted(k[len("translation_"):] for k in tasks if k.startswith("translation_"))
     task = "translation_%s_to_%s" % (args.source_lang, args.target_lang)
     if task not in tasks or not isinstance(tasks[task], dict) or "prefix" not in tasks[task]:
@@ -104,7 +107,7 @@ def _t5_task_prefix(args, inputs, data, notes):
 
 
 def convert(args):
-    output.check_paths(args.hf_dir, args.out_dir)
+    output.check_paths(args.hf_dir, args.out_dir, args.force)
     if args.drop_missing_pieces:
         raise ConversionError(args.hf_dir, "--drop-missing-pieces applies to Marian's unigram "
                                            "models only: without the pieces a BPE model cuts "

@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 
+import hf_config
 import hf_keys
 import languages
 import tokenizer_layouts
@@ -47,12 +48,16 @@ def plan_architecture(family, config, path):
     p.encoder_layers = k.int("encoder_layers", 1)
     p.decoder_layers = k.int("decoder_layers", 1)
     p.max_positions = k.int("max_position_embeddings", 2)
+    hf_config.check_table(path, p.max_positions + 2, p.d_model)
     p.activation = k.activation("activation_function")
     p.scale_embeddings = k.bool("scale_embedding")
     p.tied_output = k.bool("tie_word_embeddings")
     p.vocab_size = k.int("vocab_size", 1)
     p.pad, p.bos, p.eos = k.int("pad_token_id"), k.int("bos_token_id"), k.int("eos_token_id")
     p.decoder_start = k.int("decoder_start_token_id")
+    if p.decoder_start >= p.vocab_size:
+        raise ConversionError(path, "key 'decoder_start_token_id' is %d, past the vocabulary "
+                                    "(%d)" % (p.decoder_start, p.vocab_size))
     if (p.bos, p.pad, p.eos) != (0, 1, 2):
         raise ConversionError(path, "keys bos/pad/eos_token_id are %d/%d/%d; the fairseq "
                                     "tokenizers give <s> 0, <pad> 1, </s> 2"
@@ -71,7 +76,8 @@ def tokenizer_kind(family, hf_dir, tokenizer_config):
                                   "key 'tokenizer_class' is %r; only mBART-50's tokenizer "
                                   "(MBart50Tokenizer: [code] X </s>) is converted" % cls)
         return "mbart50"
-    if cls.startswith("Nllb") or not os.path.exists(os.path.join(hf_dir, "vocab.json")):
+    import hf_files
+    if cls.startswith("Nllb") or not hf_files.present(os.path.join(hf_dir, "vocab.json")):
         return "nllb"
     return "m2m100"
 
@@ -81,9 +87,13 @@ def language_codes(kind, tokenizer_config):
         return languages.MBART50
     if kind == "nllb":
         listed = tokenizer_config.get("additional_special_tokens")
-        return languages.NLLB if not listed else [str(c) for c in listed]
+        if listed and (not isinstance(listed, list) or
+                       not all(isinstance(c, str) for c in listed)):
+            raise ConversionError("tokenizer_config.json", "key 'additional_special_tokens' is "
+                                                           "not a list of strings")
+        return languages.NLLB if not listed else list(listed)
     name = tokenizer_config.get("language_codes", "m2m100")
-    if name not in languages.M2M100:
+    if not isinstance(name, str) or name not in languages.M2M100:
         raise ConversionError("tokenizer_config.json", "key 'language_codes' is %r; known: %s"
                               % (name, ", ".join(languages.M2M100)))
     return languages.M2M100[name]
@@ -92,8 +102,14 @@ def language_codes(kind, tokenizer_config):
 def check_added_tokens(tokenizer_config, code_ids, path):
     """tokenizer_config.json's added_tokens_decoder (newer transformers) must agree."""
     decoder = tokenizer_config.get("added_tokens_decoder") or {}
+    if not isinstance(decoder, dict):
+        raise ConversionError(path, "key 'added_tokens_decoder' is not a JSON object")
     for index, token in decoder.items():
         text = token.get("content") if isinstance(token, dict) else token
+        if not isinstance(text, str) or not (index.isascii() and index.isdigit()) or \
+                len(index) > 9:
+            raise ConversionError(path, "key 'added_tokens_decoder' holds %s: %s, not an id "
+                                        "and a token" % (ascii(index)[:40], ascii(token)[:80]))
         if text in code_ids and code_ids[text] != int(index):
             raise ConversionError(path, "gives %r id %s, but its tokenizer numbers it %d"
                                   % (text, index, code_ids[text]))
@@ -102,14 +118,14 @@ def check_added_tokens(tokenizer_config, code_ids, path):
 def layouts(kind, hf_dir, p, tokenizer_config, notes):
     """-> (spm path, layout, {code text: id}, vocab pieces or None, language codes)."""
     spm_path = os.path.join(hf_dir, "sentencepiece.bpe.model")
-    if not os.path.isfile(spm_path):
+    import hf_files
+    if not hf_files.present(spm_path):
         raise ConversionError(spm_path, "is missing")
     codes = language_codes(kind, tokenizer_config)
     if kind == "m2m100":
-        import hf_files
         import vocab as marian_vocab
         vocab_path = os.path.join(hf_dir, "vocab.json")
-        vocab = marian_vocab.read_vocab(vocab_path, hf_files.read_json(vocab_path))
+        vocab = marian_vocab.read_vocab(vocab_path, hf_files.read_json(vocab_path, kind="vocab"))
         layout, ids = tokenizer_layouts.m2m100_vocab(spm_path, vocab, vocab_path, codes,
                                                      p.vocab_size, notes)
         return spm_path, layout, {"__%s__" % c: i for c, i in ids.items()}, vocab, codes

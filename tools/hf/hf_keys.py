@@ -1,5 +1,8 @@
 """Typed reading of Hugging Face config.json keys, with the family's defaults; every refusal
 names the file and the key."""
+import json
+
+import hf_config
 from errors import ConversionError
 
 # transformers' ACT2FN names -> minimt's activations; "gelu" is the erf form in both.
@@ -16,11 +19,7 @@ class Keys:
         return self.defaults.get(key) if value is None else value
 
     def int(self, key, low=0):
-        value = self.value(key)
-        if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            raise ConversionError(self.path, "key '%s' is %r, not an integer >= %d"
-                                  % (key, value, low))
-        return value
+        return hf_config.int_value(self.value(key), self.path, key, low)
 
     def bool(self, key):
         value = self.value(key)
@@ -30,8 +29,10 @@ class Keys:
 
     def float(self, key):
         value = self.value(key)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
-            raise ConversionError(self.path, "key '%s' is %r, not a number > 0" % (key, value))
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+                not 0 < value < 1:
+            raise ConversionError(self.path, "key '%s' is %s, not a number between 0 and 1"
+                                  % (key, json.dumps(value)[:80]))
         return float(value)
 
     def same(self, key_a, key_b):
@@ -43,7 +44,7 @@ class Keys:
 
     def activation(self, key):
         name = self.value(key)
-        if name not in ACTIVATIONS:
+        if not isinstance(name, str) or name not in ACTIVATIONS:
             raise ConversionError(self.path, "key '%s' is %r; minimt has %s"
                                   % (key, name, ", ".join(sorted(ACTIVATIONS))))
         return ACTIVATIONS[name]

@@ -40,10 +40,8 @@ class Layout:
 
 
 def load(spm_path):
-    try:
-        return sp.SpmModel.load(spm_path)
-    except (OSError, sp.ProtoError) as e:
-        raise ConversionError(spm_path, "is not a SentencePiece model that can be read (%s)" % e)
+    from vocab import load_spm
+    return load_spm(spm_path)
 
 
 def rewrite(spm_path, layout, ids, target_side):

@@ -53,6 +53,11 @@ def plan_architecture(config, path):
     p.pad, p.eos = k.int("pad_token_id"), k.int("eos_token_id")
     p.decoder_start = k.int("decoder_start_token_id")
     p.max_positions = max(k.int("n_positions", 2), 512)
+    for key, value in (("pad_token_id", p.pad), ("eos_token_id", p.eos),
+                       ("decoder_start_token_id", p.decoder_start)):
+        if value >= p.vocab_size:
+            raise ConversionError(path, "key '%s' is %d, past the vocabulary (%d)"
+                                  % (key, value, p.vocab_size))
     return p
 
 

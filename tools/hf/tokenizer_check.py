@@ -22,8 +22,14 @@ def check(kind, spm_path, rewritten, vocab_size, unk, vocab=None):
         import sentencepiece
     except ImportError:
         return 0
-    original = sentencepiece.SentencePieceProcessor(model_file=spm_path)
-    new = sentencepiece.SentencePieceProcessor(model_proto=rewritten)
+    import hf_files
+    try:
+        original = sentencepiece.SentencePieceProcessor(
+            model_proto=hf_files.read_bytes(spm_path, "tokenizer"))
+        new = sentencepiece.SentencePieceProcessor(model_proto=rewritten)
+    except RuntimeError as e:
+        raise ConversionError(spm_path, "SentencePiece cannot load it (%s)"
+                              % str(e).strip()[:200])
     ids = {p: i for i, p in enumerate(vocab)} if vocab else None
     texts = sample_texts(original)
     for text in texts:

@@ -33,14 +33,18 @@ class Inputs:
         self.specials = hf_config.tokenizer_specials(self.tokenizer_config)
         self.source_vocab_path = os.path.join(hf_dir, "vocab.json")
         target = os.path.join(hf_dir, "target_vocab.json")
-        separate = bool(self.tokenizer_config.get("separate_vocabs", False))
+        separate = self.tokenizer_config.get("separate_vocabs", False)
+        if not isinstance(separate, bool):
+            raise ConversionError(tokenizer_path, "key 'separate_vocabs' is %r, not true or "
+                                                  "false" % (separate,))
         self.target_vocab_path = target if separate else self.source_vocab_path
         self.vocab = {}
         for side, path in (("source", self.source_vocab_path), ("target", self.target_vocab_path)):
-            self.vocab[side] = vocab_mod.read_vocab(path, hf_files.read_json(path))
+            self.vocab[side] = vocab_mod.read_vocab(path, hf_files.read_json(path,
+                                                                             kind="vocab"))
         for side in ("source", "target"):
             path = os.path.join(hf_dir, side + ".spm")
-            if not os.path.isfile(path):
+            if not hf_files.present(path):
                 raise ConversionError(path, "is missing")
 
 
@@ -115,7 +119,7 @@ def write_tokenizers(inputs, stage, drop_missing, notes):
 
 
 def convert(args):
-    output.check_paths(args.hf_dir, args.out_dir)
+    output.check_paths(args.hf_dir, args.out_dir, args.force)
     inputs = Inputs(args.hf_dir)
     p = hf_config.plan_architecture(inputs.config, inputs.config_path)
     banned = hf_config.banned_tokens(inputs.config, inputs.generation, inputs.config_path,

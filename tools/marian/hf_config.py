@@ -36,11 +36,45 @@ class Plan:
     """What the converter will write: minimt config values and how to read the weights."""
 
 
-def _int(config, path, key, low=0):
-    value = config.get(key, DEFAULTS.get(key))
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ConversionError(path, "key '%s' is %r, not an integer >= %d" % (key, value, low))
+# The largest value the converter takes for each config.json key (every family's names): as
+# minimt's config reader (src/model/config_reader.h) or tighter, so that nothing the converter
+# computes from them (position tables, id layouts) is a huge allocation. Real models are far
+# below: d_model 2048, 1024 positions, 256,206 ids (NLLB). Other integer keys: 2^31 - 1.
+DIMENSION, VOCABULARY = 1 << 16, 1 << 19
+LIMITS = {"d_model": DIMENSION, "d_kv": DIMENSION, "num_heads": DIMENSION,
+          "encoder_attention_heads": DIMENSION, "decoder_attention_heads": DIMENSION,
+          "encoder_ffn_dim": 4 * DIMENSION, "decoder_ffn_dim": 4 * DIMENSION,
+          "d_ff": 4 * DIMENSION, "encoder_layers": 1024, "decoder_layers": 1024,
+          "num_layers": 1024, "num_decoder_layers": 1024,
+          "max_position_embeddings": DIMENSION, "n_positions": DIMENSION,
+          "relative_attention_num_buckets": DIMENSION,
+          "relative_attention_max_distance": 1 << 20,
+          "vocab_size": VOCABULARY, "decoder_vocab_size": VOCABULARY, "extra_ids": VOCABULARY,
+          "pad_token_id": VOCABULARY, "eos_token_id": VOCABULARY, "bos_token_id": VOCABULARY,
+          "decoder_start_token_id": VOCABULARY}
+INT_LIMIT = (1 << 31) - 1
+# positions x d_model: the sinusoidal tables the converter computes (16.7 M values)
+MAX_TABLE = 1 << 24
+
+
+def int_value(value, path, key, low=0):
+    """value (config.json's key, or its default) as an integer in [low, LIMITS[key]]."""
+    high = LIMITS.get(key, INT_LIMIT)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ConversionError(path, "key '%s' is %s, not an integer from %d to %d"
+                              % (key, json.dumps(value)[:80], low, high))
     return value
+
+
+def check_table(path, positions, d_model, key="max_position_embeddings"):
+    if positions * d_model > MAX_TABLE:
+        raise ConversionError(path, "key '%s' (%d) times 'd_model' (%d) is more than %d: the "
+                                    "position table would be too large"
+                              % (key, positions, d_model, MAX_TABLE))
+
+
+def _int(config, path, key, low=0):
+    return int_value(config.get(key, DEFAULTS.get(key)), path, key, low)
 
 
 def _bool(config, path, key, default):
@@ -90,7 +124,7 @@ def check_legacy_flags(config, path):
 
 def activation(config, path):
     name = config.get("activation_function", DEFAULTS["activation_function"])
-    if name not in ACTIVATIONS:
+    if not isinstance(name, str) or name not in ACTIVATIONS:
         raise ConversionError(path, "key 'activation_function' is %r; minimt has relu, gelu "
                                     "(erf form) and swish/silu" % (name,))
     return ACTIVATIONS[name]
@@ -109,6 +143,7 @@ def plan_architecture(config, path):
     p.encoder_layers = _int(config, path, "encoder_layers", 1)
     p.decoder_layers = _int(config, path, "decoder_layers", 1)
     p.max_positions = _int(config, path, "max_position_embeddings", 2)
+    check_table(path, p.max_positions, p.d_model)
     p.activation = activation(config, path)
     p.norm_position = norm_position(config, path)
     p.scale_embeddings = _bool(config, path, "scale_embedding", False)
@@ -143,9 +178,12 @@ def banned_tokens(config, generation, config_path, generation_path):
         raise ConversionError(path, "key 'forced_bos_token_id' is set; minimt cannot force a "
                                     "first output token")
     words = source.get("bad_words_ids") or []
+    if not isinstance(words, list):
+        raise ConversionError(path, "key 'bad_words_ids' is not a list of lists of token ids")
     banned = []
     for word in words:
-        if not isinstance(word, list) or len(word) != 1 or not isinstance(word[0], int):
+        if not isinstance(word, list) or len(word) != 1 or not isinstance(word[0], int) or \
+                isinstance(word[0], bool):
             raise ConversionError(path, "key 'bad_words_ids' holds %r; only single tokens can be "
                                         "banned (through final_logits_bias)" % (word,))
         banned.append(word[0])
@@ -158,8 +196,8 @@ def generation_notes(config, generation):
     source.update(generation or {})
     notes = []
     if source.get("num_beams", 1) not in (None, 1):
-        notes.append("the model's default is beam search with %d beams (num_beams): run "
-                     "minimt with --beam-size %d for the same search" %
+        notes.append("the model's default is beam search with %s beams (num_beams): run "
+                     "minimt with --beam-size %s for the same search" %
                      (source["num_beams"], source["num_beams"]))
     if source.get("max_length") not in (None, 20):
         notes.append("max_length %s is not copied: minimt's --max-length counts generated "

@@ -1,19 +1,45 @@
 """The converted model directory is staged beside OUT_DIR and replaces it only when complete
-(model.safetensors itself is written by tools/common/safetensors_file.py)."""
+(model.safetensors itself is written by tools/common/safetensors_file.py).
+
+OUT_DIR is never followed or removed when it is a symbolic link or not a directory: both are
+refused, naming the path, before anything is read. A failed or interrupted conversion leaves
+neither a half model nor its staging folder behind; with --force, the old OUT_DIR is moved
+aside, the new one renamed into place, and only then the old one removed."""
 import json
 import os
 import shutil
+import stat
 import tempfile
 
 import safetensors_file
+from errors import ConversionError
 
 
-def check_paths(hf_dir, out_dir):
+def check_out(out_dir, force):
+    """OUT_DIR: absent, or a real (not linked) directory that is empty or --force'd."""
+    try:
+        info = os.lstat(out_dir)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise ConversionError(out_dir, "cannot be examined (%s)" % (e.strerror or e))
+    if stat.S_ISLNK(info.st_mode):
+        raise ConversionError(out_dir, "is a symbolic link (to %s); the converter neither "
+                                       "follows nor replaces one: name a directory"
+                              % os.readlink(out_dir))
+    if not stat.S_ISDIR(info.st_mode):
+        raise ConversionError(out_dir, "exists and is not a directory; the converter does not "
+                                       "replace it")
+    if not force and os.listdir(out_dir):
+        raise ConversionError(out_dir, "exists and is not empty (--force replaces it)")
+
+
+def check_paths(hf_dir, out_dir, force=False):
     """OUT_DIR must not be HF_DIR or hold it: the conversion would replace its own input."""
+    check_out(out_dir, force)
     hf, out = os.path.realpath(hf_dir), os.path.realpath(out_dir)
     if hf == out or hf.startswith(out + os.sep):
-        raise FileExistsError("%s: would replace the model being converted (%s)"
-                              % (out_dir, hf_dir))
+        raise ConversionError(out_dir, "would replace the model being converted (%s)" % hf_dir)
 
 
 class StagedDirectory:
@@ -21,9 +47,8 @@ class StagedDirectory:
     when everything is written: a failed conversion leaves no half model behind."""
 
     def __init__(self, out_dir, force):
-        self.out_dir = os.path.abspath(out_dir)
-        if os.path.exists(self.out_dir) and not force and os.listdir(self.out_dir):
-            raise FileExistsError("%s exists and is not empty (--force replaces it)" % out_dir)
+        check_out(out_dir, force)
+        self.out_dir, self.force = os.path.abspath(out_dir), force
         parent = os.path.dirname(self.out_dir)
         os.makedirs(parent, exist_ok=True)
         self.path = tempfile.mkdtemp(prefix=".convert-", dir=parent)
@@ -32,10 +57,21 @@ class StagedDirectory:
         return os.path.join(self.path, name)
 
     def commit(self):
+        check_out(self.out_dir, self.force)  # again: it may have changed while we read
         os.chmod(self.path, 0o755)
-        if os.path.exists(self.out_dir):
-            shutil.rmtree(self.out_dir)
-        os.rename(self.path, self.out_dir)
+        old = None
+        if os.path.lexists(self.out_dir):
+            old = tempfile.mkdtemp(prefix=".convert-old-", dir=os.path.dirname(self.out_dir))
+            os.rename(self.out_dir, os.path.join(old, "model"))
+        try:
+            os.rename(self.path, self.out_dir)
+        except BaseException:
+            if old:
+                os.rename(os.path.join(old, "model"), self.out_dir)
+                os.rmdir(old)
+            raise
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
 
     def abandon(self):
         shutil.rmtree(self.path, ignore_errors=True)

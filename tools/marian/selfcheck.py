@@ -42,8 +42,14 @@ def check(original_path, rewritten_bytes, vocab, unk_token, source_side, path_fo
         import sentencepiece
     except ImportError:
         return 0
-    original = sentencepiece.SentencePieceProcessor(model_file=original_path)
-    rewritten = sentencepiece.SentencePieceProcessor(model_proto=rewritten_bytes)
+    import hf_files
+    try:
+        original = sentencepiece.SentencePieceProcessor(
+            model_proto=hf_files.read_bytes(original_path, "tokenizer"))
+        rewritten = sentencepiece.SentencePieceProcessor(model_proto=rewritten_bytes)
+    except RuntimeError as e:
+        raise ConversionError(original_path, "SentencePiece cannot load it (%s)"
+                              % str(e).strip()[:200])
     ids = {piece: i for i, piece in enumerate(vocab)}
     codes = [p for p in vocab if is_language_code(p)] if source_side else []
     known = set("".join(original.id_to_piece(i) for i in range(original.get_piece_size())

@@ -42,10 +42,19 @@ def _varint(data, pos):
             return value, pos
 
 
-def parse_fields(data):
+# A model holds at most MAX_PIECES pieces (as minimt's tokenizer reads), plus a few other
+# fields; a piece or the trainer spec at most MAX_FIELDS fields: a hostile file of many tiny
+# fields cannot make millions of Python objects.
+MAX_PIECES = 1 << 19
+MAX_FIELDS = 4096
+
+
+def parse_fields(data, limit=MAX_FIELDS):
     """bytes -> [(field number, wire type, value)]: ints for varints, bytes otherwise."""
     fields, pos = [], 0
     while pos < len(data):
+        if len(fields) >= limit:
+            raise ProtoError("more than %d fields (at byte %d)" % (limit, pos))
         key, pos = _varint(data, pos)
         number, wire = key >> 3, key & 7
         if wire == VARINT:
@@ -107,7 +116,10 @@ class Piece:
         piece = cls("")
         for number, wire, value in parse_fields(data):
             if number == PIECE_TEXT and wire == BYTES:
-                piece.text = value.decode("utf-8")
+                try:
+                    piece.text = value.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise ProtoError("a piece is not UTF-8: %r" % value[:40])
             elif number == PIECE_SCORE and wire == FIXED32:
                 piece.score = struct.unpack("<f", value)[0]
             elif number == PIECE_TYPE and wire == VARINT:
@@ -129,13 +141,16 @@ class SpmModel:
 
     def __init__(self, data):
         self.pieces, self.rest = [], []
-        for number, wire, value in parse_fields(data):
+        for number, wire, value in parse_fields(data, MAX_PIECES + MAX_FIELDS):
             if number == MODEL_PIECES and wire == BYTES:
                 self.pieces.append(Piece.parse(value))
             else:
                 self.rest.append((number, wire, value))
         if not self.pieces:
             raise ProtoError("no pieces: not a SentencePiece model")
+        if len(self.pieces) > MAX_PIECES:
+            raise ProtoError("%d pieces, more than the %d minimt reads"
+                             % (len(self.pieces), MAX_PIECES))
 
     @classmethod
     def load(cls, path):

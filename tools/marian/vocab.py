@@ -27,7 +27,19 @@ vocab.json entry, at that entry's id:
 import spm_proto as sp
 from errors import ConversionError
 
-LANGUAGE_CODE_MARK = "\u2581"  # the whitespace mark SentencePiece puts before each word
+LANGUAGE_CODE_MARK = "\u2581"
+MAX_PIECES = sp.MAX_PIECES  # as minimt's tokenizer reads (docs/robustness.md)
+MAX_PIECE_BYTES = 2048  # the whitespace mark SentencePiece puts before each word
+
+
+def load_spm(spm_path):
+    """The SentencePiece model at spm_path, read through hf_files (a regular file inside the
+    input folder, at most 64 MiB)."""
+    import hf_files
+    try:
+        return sp.SpmModel(hf_files.read_bytes(spm_path, "tokenizer"))
+    except sp.ProtoError as e:
+        raise ConversionError(spm_path, "is not a SentencePiece model that can be read (%s)" % e)
 
 
 def is_language_code(token):
@@ -38,6 +50,9 @@ def read_vocab(path, data):
     """vocab.json contents -> list of pieces by id; ids must be 0..N-1, each once."""
     if not isinstance(data, dict) or not data:
         raise ConversionError(path, "must be a JSON object mapping pieces to ids")
+    if len(data) > MAX_PIECES:
+        raise ConversionError(path, "has %d pieces, more than the %d minimt's tokenizer reads"
+                              % (len(data), MAX_PIECES))
     by_id = {}
     for piece, index in data.items():
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
@@ -48,6 +63,10 @@ def read_vocab(path, data):
         if piece == "":
             raise ConversionError(path, "has an empty piece (id %d); SentencePiece cannot "
                                         "hold one" % index)
+        if "\0" in piece or len(piece.encode("utf-8")) > MAX_PIECE_BYTES:
+            raise ConversionError(path, "piece %s (id %d) holds a NUL or is longer than %d "
+                                        "bytes; minimt's tokenizer refuses it"
+                                  % (ascii(piece)[:80], index, MAX_PIECE_BYTES))
         by_id[index] = piece
     if len(by_id) != max(by_id) + 1:
         missing = next(i for i in range(len(by_id)) if i not in by_id)
@@ -70,10 +89,7 @@ def rewrite(spm_path, vocab, vocab_path, specials, source_side, drop_missing):
     specials: {'unk': '<unk>', 'eos': '</s>', 'pad': '<pad>'} as the tokenizer names them.
     Pieces vocab.json lacks are appended after it (format v2's unknown_pieces reads them as
     <unk>, as MarianTokenizer does), or dropped with drop_missing."""
-    try:
-        model = sp.SpmModel.load(spm_path)
-    except (OSError, sp.ProtoError) as e:
-        raise ConversionError(spm_path, "is not a SentencePiece model that can be read (%s)" % e)
+    model = load_spm(spm_path)
     ids = {piece: i for i, piece in enumerate(vocab)}
     for name, token in specials.items():
         if token not in ids:

@@ -43,7 +43,9 @@ def model_type(hf_dir):
     import hf_files
     path = os.path.join(hf_dir, "config.json")
     config = hf_files.read_json(path)
-    kind = config.get("model_type") if isinstance(config, dict) else None
+    if not isinstance(config, dict):
+        raise ConversionError(path, "must hold a JSON object")
+    kind = config.get("model_type")
     if kind not in FAMILIES:
         raise ConversionError(path, "key 'model_type' is %r; converted are %s"
                               % (kind, ", ".join(FAMILIES)))

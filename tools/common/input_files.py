@@ -130,7 +130,7 @@ class InputFolder:
 # ----------------------------------------------------------------------------- JSON
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_KEY = re.compile(rb'"((?:[^"\\]|\\.){0,60})[^"]*"\s*:\s*$', re.S)
+_KEY = re.compile(rb'"((?:[^"\\]|\\.){0,60})[^"]*"\s*:[\s\[{]*$', re.S)
 
 
 def _depth_check(path, data):
@@ -206,7 +206,7 @@ def parse_json(path, data):
         value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant,
                            parse_int=integer, parse_float=number)
     except json.JSONDecodeError as e:
-        raise InputFileError(path, "is not valid JSON (%s at character %d)" % (e.msg, e.pos))
+        raise InputFileError(path, "is not valid JSON (%s, character %d)" % (e.msg, e.pos))
     except RecursionError:
         raise InputFileError(path, "nests arrays and objects more than %d deep"
                              % MAX_JSON_DEPTH)

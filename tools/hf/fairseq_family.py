@@ -82,19 +82,19 @@ def tokenizer_kind(family, hf_dir, tokenizer_config):
     return "m2m100"
 
 
-def language_codes(kind, tokenizer_config):
+def language_codes(kind, tokenizer_config, path="tokenizer_config.json"):
     if kind == "mbart50":
         return languages.MBART50
     if kind == "nllb":
         listed = tokenizer_config.get("additional_special_tokens")
         if listed and (not isinstance(listed, list) or
                        not all(isinstance(c, str) for c in listed)):
-            raise ConversionError("tokenizer_config.json", "key 'additional_special_tokens' is "
-                                                           "not a list of strings")
+            raise ConversionError(path, "key 'additional_special_tokens' is not a list of "
+                                        "strings")
         return languages.NLLB if not listed else list(listed)
     name = tokenizer_config.get("language_codes", "m2m100")
     if not isinstance(name, str) or name not in languages.M2M100:
-        raise ConversionError("tokenizer_config.json", "key 'language_codes' is %r; known: %s"
+        raise ConversionError(path, "key 'language_codes' is %r; known: %s"
                               % (name, ", ".join(languages.M2M100)))
     return languages.M2M100[name]
 
@@ -121,7 +121,7 @@ def layouts(kind, hf_dir, p, tokenizer_config, notes):
     import hf_files
     if not hf_files.present(spm_path):
         raise ConversionError(spm_path, "is missing")
-    codes = language_codes(kind, tokenizer_config)
+    codes = language_codes(kind, tokenizer_config, os.path.join(hf_dir, "tokenizer_config.json"))
     if kind == "m2m100":
         import vocab as marian_vocab
         vocab_path = os.path.join(hf_dir, "vocab.json")

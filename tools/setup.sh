@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 # Building and running: the first command installs these only (Ninja builds the floors side by
 # side where make would build them one after another).
 packages=(g++ cmake ninja-build pkg-config libcli11-dev nlohmann-json3-dev libsentencepiece-dev
-  libopenblas-dev libcpp-httplib-dev)
+  libopenblas-dev libboost-dev)
 # The tests: Catch2, make (the sanitizer and fuzzing builds use CMake's default
 # generator), PyTorch and the rest.
 test_packages=(catch2 make python3 python3-torch python3-sentencepiece chromium man-db zsh fish

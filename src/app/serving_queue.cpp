@@ -71,6 +71,8 @@ struct ServingQueue::Job {
   size_t done = 0;
   bool failed = false;
   std::promise<QueueAnswer> promise;
+  AnswerReady ready;                   // set: the answer goes there, not to a waiting client
+  std::future<QueueAnswer> for_ready;  // the promise's future, for `ready`
   QueueAnswer answer;
   GatheringSink sink;
   std::ostringstream dump, page;
@@ -100,6 +102,17 @@ ServingQueue::~ServingQueue() {
   for (std::thread& worker : workers_) worker.join();
 }
 
+void ServingQueue::submit(std::shared_ptr<const Model> model, const RequestPlan& plan,
+                          std::vector<std::string> lines, ViewOptions page_options,
+                          AnswerReady ready) {
+  if (lines.empty()) throw Error("ServingQueue::submit: a request without lines");
+  auto job =
+      std::make_shared<Job>(std::move(model), plan, std::move(lines), std::move(page_options));
+  job->ready = std::move(ready);
+  job->for_ready = job->promise.get_future();
+  enqueue(std::move(job));
+}
+
 std::future<QueueAnswer> ServingQueue::submit(std::shared_ptr<const Model> model,
                                               const RequestPlan& plan,
                                               std::vector<std::string> lines,
@@ -108,6 +121,15 @@ std::future<QueueAnswer> ServingQueue::submit(std::shared_ptr<const Model> model
   auto job =
       std::make_shared<Job>(std::move(model), plan, std::move(lines), std::move(page_options));
   std::future<QueueAnswer> answer = job->promise.get_future();
+  enqueue(std::move(job));
+  return answer;
+}
+
+void ServingQueue::deliver(Job& job) {
+  if (job.ready) job.ready(std::move(job.for_ready));
+}
+
+void ServingQueue::enqueue(std::shared_ptr<Job> job) {
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -125,7 +147,6 @@ std::future<QueueAnswer> ServingQueue::submit(std::shared_ptr<const Model> model
     wake = jobs_.size() == 1 || queued_ >= options_.max_batch || every_client_waits();
   }
   if (wake) arrived_.notify_all();
-  return answer;
 }
 
 void ServingQueue::close() {
@@ -256,6 +277,7 @@ void ServingQueue::run_batch(Batch& batch) {
       job.failed = true;
       answered();
       job.promise.set_exception(failure);
+      deliver(job);
       continue;
     }
     for (size_t i = 0; i < count; ++i) {
@@ -283,6 +305,7 @@ void ServingQueue::run_batch(Batch& batch) {
       job.promise.set_exception(finishing);
     else
       job.promise.set_value(std::move(job.answer));
+    deliver(job);
   }
 }
 

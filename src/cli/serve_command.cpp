@@ -1,25 +1,25 @@
 // minimt serve: the model loaded once, translation, scoring and attention over HTTP for many
-// clients (serve_http.h), their sentences batched together by app's ServingQueue. SIGTERM or
+// clients (src/serve/), their sentences batched together by app's ServingQueue. SIGTERM or
 // SIGINT stops it: no new connection is accepted, every request accepted is answered, exit 0.
-#include <httplib.h>
 #include <signal.h>
-#include <sys/socket.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/serve_connection.h"
-#include "cli/serve_http.h"
-#include "cli/serve_json.h"
 #include "minimt/app/output_writer.h"
 #include "minimt/base/text_input.h"
+#include "serve/endpoints.h"
 
 namespace minimt::cli {
 namespace {
+
+using serve::ServeLimits;
 
 struct ServeArgs {
   std::string model;
@@ -29,8 +29,8 @@ struct ServeArgs {
   int threads = 0;
   QueueOptions queue;
   ServeLimits limits;
-  int connections = 64;  // HTTP connections served at once
-  int timeout = 5;       // seconds to send a request or take an answer, or to sit idle
+  int connections = 256;  // HTTP connections open at once
+  int timeout = 5;        // seconds to send a request or take an answer, or to sit idle
 };
 
 void add_serve_options(CLI::App& command, ServeArgs& args) {
@@ -88,7 +88,8 @@ void add_serve_options(CLI::App& command, ServeArgs& args) {
       ->capture_default_str();
   command
       .add_option("--connections", args.connections,
-                  "HTTP connections served at once (the others wait to be accepted)")
+                  "HTTP connections open at once; when all are taken, the one nearest its "
+                  "--timeout that is still reading a request (or idle) is closed for a new one")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   command
@@ -100,26 +101,32 @@ void add_serve_options(CLI::App& command, ServeArgs& args) {
 }
 
 // SIGTERM and SIGINT, received by one thread of their own (blocked in every other), stop the
-// server. Made before any other thread, so that each inherits the mask. They stay blocked after
-// it: the process is ending, and a second signal must not kill it while it answers.
+// server. Made before any other thread, so that each inherits the mask; the server is named
+// once it exists (a signal before that stops it then). They stay blocked after it: the process
+// is ending, and a second signal must not kill it while it answers.
 class StopOnSignal {
  public:
-  explicit StopOnSignal(ServeServer& server) {
+  StopOnSignal() {
     sigemptyset(&signals_);
     sigaddset(&signals_, SIGTERM);
     sigaddset(&signals_, SIGINT);
     pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
-    watcher_ = std::thread([this, &server] {
+    watcher_ = std::thread([this] {
       int received = 0;
       sigwait(&signals_, &received);
       if (done_) return;
       fprintf(stderr, "minimt serve: stopping: answering the requests accepted\n");
-      // stop() does nothing before the server runs: a signal that came while it was binding
-      // stops it once it listens.
-      while (!server.is_running() && !done_)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      server.stop_serving();
+      for (;; std::this_thread::sleep_for(std::chrono::milliseconds(10))) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (done_) return;
+        if (server_) return server_->stop();
+      }
     });
+  }
+  // The server a signal stops from now on; nullptr before it goes away.
+  void stops(serve::HttpServer* server) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    server_ = server;
   }
   ~StopOnSignal() {
     done_ = true;
@@ -130,32 +137,21 @@ class StopOnSignal {
  private:
   sigset_t signals_;
   std::atomic<bool> done_{false};
+  std::mutex mutex_;
+  serve::HttpServer* server_ = nullptr;
   std::thread watcher_;
 };
 
-// httplib's thread pool, each task one connection's whole life, telling the queue how many
-// connections are being served: when every one of them waits for an answer, the queue starts a
-// batch at once rather than waiting --max-wait-ms for a request that cannot come.
-class ConnectionPool : public httplib::TaskQueue {
- public:
-  ConnectionPool(size_t threads, ServingQueue& queue) : pool_(threads), queue_(queue) {}
-  void enqueue(std::function<void()> connection) override {
-    pool_.enqueue([this, connection = std::move(connection)] {
-      // Counted once a thread serves it (one waiting for a thread sends nothing we read).
-      struct Counted {
-        ServingQueue& queue;
-        explicit Counted(ServingQueue& q) : queue(q) { queue.add_client(); }
-        ~Counted() { queue.remove_client(); }
-      } counted(queue_);
-      connection();
-    });
-  }
-  void shutdown() override { pool_.shutdown(); }
-
- private:
-  httplib::ThreadPool pool_;
-  ServingQueue& queue_;
-};
+// Each connection is a descriptor: the soft limit raised to what --connections needs (within
+// the hard limit, which an administrator sets).
+void raise_descriptor_limit(size_t connections) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = std::min<rlim_t>(limit.rlim_max, static_cast<rlim_t>(connections) + 64);
+  if (limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = wanted;
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> words;
@@ -167,7 +163,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 int run_serve(ServeArgs& args) {
   ignore_sigpipe();  // a client gone while it is answered must not end the server
-  ServedModels models;
+  serve::ServedModels models;
   models.path = resolve_model_dir(args.model);
   for (const std::string& type : split_commas(args.compute_types)) {
     std::shared_ptr<const Model> model = load_model(args.model, type);
@@ -180,40 +176,31 @@ int run_serve(ServeArgs& args) {
   base.threads = args.threads;
   args.queue.threads = request_threads(base);
 
-  ConnectionLimits connection_limits;
+  serve::ConnectionLimits connection_limits;
   connection_limits.timeout_seconds = args.timeout;
   connection_limits.body_bytes = args.limits.max_body_bytes;
-  ServeServer server(connection_limits);
-  StopOnSignal stop(server);
+  connection_limits.connections = static_cast<size_t>(args.connections);
+  raise_descriptor_limit(connection_limits.connections);
+  StopOnSignal stop;
   ServingQueue queue(args.queue);
-  const size_t connections = static_cast<size_t>(args.connections);
-  server.new_task_queue = [connections, &queue] { return new ConnectionPool(connections, queue); };
-  server.set_tcp_nodelay(true);  // an answer past 64 KiB goes out in several sends: no Nagle delay
-  server.set_payload_max_length(args.limits.max_body_bytes);
-  add_serve_endpoints(server, models, args.limits, base, queue);
-
-  // httplib's own socket options share the port with any other process (SO_REUSEPORT), and it
-  // listens with a backlog of 5, so that many clients connecting at once are reset: the port is
-  // this server's alone, and the backlog the system's largest once bound.
-  int listening = -1;
-  server.set_socket_options([&listening](int socket) {
-    const int yes = 1;
-    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // restarts at once
-    listening = socket;
-  });
-  int port = args.port;
-  if (port == 0)
-    port = server.bind_to_any_port(args.host);
-  else if (!server.bind_to_port(args.host, port))
-    port = -1;
-  if (port >= 0 && listen(listening, SOMAXCONN) != 0) port = -1;
-  if (port < 0)
-    throw Error("minimt serve: cannot listen on " + args.host + " port " +
-                std::to_string(args.port) + " (in use, or not an address of this machine)");
+  serve::HttpServer server(connection_limits,
+                           serve::serve_endpoints(models, args.limits, base, queue),
+                           [&queue](int change) {
+                             if (change > 0)
+                               queue.add_client();
+                             else
+                               queue.remove_client();
+                           });
+  stop.stops(&server);
+  struct Forget {  // however run() ends
+    StopOnSignal& stop;
+    ~Forget() { stop.stops(nullptr); }
+  } forget{stop};
+  const int port = server.listen(args.host, args.port);
   fprintf(stderr, "minimt serve: listening on http://%s:%d/ (model %s, %d threads)\n",
           args.host.c_str(), port, models.path.c_str(), args.queue.threads);
-  if (!server.listen_after_bind()) throw Error("minimt serve: the server stopped on an error");
-  queue.close();  // every request accepted has been answered: the HTTP threads waited for them
+  server.run();
+  queue.close();  // every request accepted has been answered: run() waited for them
   fprintf(stderr, "minimt serve: stopped\n");
   return 0;
 }

@@ -1,30 +1,27 @@
-// minimt serve's endpoints (serve_http.h): each request read and checked, planned against its
-// model, queued, and answered with its records; every refusal a JSON error naming the field.
-#include "cli/serve_http.h"
+// minimt serve's endpoints (endpoints.h): each request read and checked, planned against its
+// model, queued, and answered with its records when the queue has them; every refusal a JSON
+// error naming the field.
+#include "serve/endpoints.h"
 
-#include <httplib.h>
-
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/serve_connection.h"
 #include "minimt/app/attention_view.h"
-#include "minimt/base/json_writer.h"
+#include "minimt/model/untrusted_json.h"
 
-namespace minimt::cli {
+namespace minimt::serve {
 namespace {
 
-constexpr char kJson[] = "application/json";
-
-void refuse(httplib::Response& response, int status, const std::string& message,
-            const std::string& field) {
-  response.status = status;
-  response.set_content(error_json(message, field), kJson);
-}
+constexpr char kHtml[] = "text/html; charset=utf-8";
 
 // The records as the answer's body: one object, or an array of them in order.
 std::string records_body(const QueueAnswer& answer, bool many) {
   if (!many) return answer.records.front();
-  std::string body = "[";
+  size_t size = 2;
+  for (const std::string& record : answer.records) size += record.size();
+  std::string body;
+  body.reserve(size + 1);
+  body += '[';
   for (size_t i = 0; i < answer.records.size(); ++i) {
     if (i) body += ',';
     const std::string& record = answer.records[i];
@@ -33,24 +30,61 @@ std::string records_body(const QueueAnswer& answer, bool many) {
   return body + "]\n";
 }
 
+HttpAnswer content(std::string body, const char* type) {
+  HttpAnswer answer;
+  answer.body = std::move(body);
+  answer.content_type = type;
+  return answer;
+}
+
 class Endpoints {
  public:
   Endpoints(const ServedModels& models, const ServeLimits& limits, const Request& base,
             ServingQueue& queue)
-      : models_(models), limits_(limits), base_(base), queue_(queue) {}
+      : models_(models), limits_(limits), base_(base), queue_(queue), page_(empty_page()) {}
 
-  void lines(const httplib::Request& in, httplib::Response& out, Endpoint endpoint) const;
-  void page(httplib::Response& out) const;
-  void models(httplib::Response& out) const;
+  void handle(const HttpRequest& in, const Respond& respond) const;
 
  private:
+  void lines(const HttpRequest& in, const Respond& respond, Endpoint endpoint) const;
+  std::string empty_page() const;
+  std::string models_json() const;
   std::shared_ptr<const Model> model_for(const std::string& compute_type) const;
 
   const ServedModels& models_;
   const ServeLimits& limits_;
   const Request& base_;
   ServingQueue& queue_;
+  const std::string page_;  // GET /: the same for every request
 };
+
+void Endpoints::handle(const HttpRequest& in, const Respond& respond) const {
+  static const std::map<std::string, Endpoint> posts = {{"/v1/translate", Endpoint::kTranslate},
+                                                        {"/v1/score", Endpoint::kScore},
+                                                        {"/v1/attention", Endpoint::kAttention}};
+  const bool get = in.method == "GET" || in.method == "HEAD";
+  if (const auto post = posts.find(in.path); post != posts.end()) {
+    if (in.method == "POST") return lines(in, respond, post->second);
+  } else if (in.path == "/" || in.path == "/v1/health" || in.path == "/v1/models") {
+    if (in.path == "/" && get) return respond(content(page_, kHtml));
+    if (in.path == "/v1/models" && get) return respond(content(models_json(), "application/json"));
+    if (get)
+      return respond(content(
+          "{\"status\":\"ok\",\"queued_lines\":" + std::to_string(queue_.queued_lines()) + "}\n",
+          "application/json"));
+  } else {
+    return respond(error_answer(404,
+                                "no endpoint " + in.method + " " + printable(in.path) +
+                                    " (POST /v1/translate, /v1/score, /v1/attention; GET /, "
+                                    "/v1/health, /v1/models)",
+                                ""));
+  }
+  const char* allowed = posts.count(in.path) ? "POST" : "GET, HEAD";
+  HttpAnswer refused = error_answer(
+      405, "no endpoint " + in.method + " " + in.path + " (it takes " + allowed + ")", "");
+  refused.headers.emplace_back("Allow", allowed);
+  respond(std::move(refused));
+}
 
 std::shared_ptr<const Model> Endpoints::model_for(const std::string& compute_type) const {
   const std::string& wanted = compute_type.empty() ? models_.default_compute_type : compute_type;
@@ -60,56 +94,57 @@ std::shared_ptr<const Model> Endpoints::model_for(const std::string& compute_typ
   for (const auto& [type, model] : models_.by_compute_type)
     loaded += (loaded.empty() ? "" : ", ") + type;
   throw HttpError(400, "compute_type",
-                  "compute_type: '" + compute_type + "' is not loaded (this server has " + loaded +
+                  "compute_type: '" + printable(compute_type) +
+                      "' is not loaded (this server has " + loaded +
                       "; see minimt serve --compute-type)");
 }
 
-void Endpoints::lines(const httplib::Request& in, httplib::Response& out, Endpoint endpoint) const {
-  std::future<QueueAnswer> pending;
-  bool many = false, page = false;
+void Endpoints::lines(const HttpRequest& in, const Respond& respond, Endpoint endpoint) const {
   try {  // the client's part: nothing is queued unless all of it is right
     ServeInput input = read_serve_input(in.body, endpoint, base_, limits_);
-    many = input.many;
-    page = input.request.record.view;
+    const bool many = input.many;
+    const bool page = input.request.record.view;
     const std::shared_ptr<const Model> model = model_for(input.request.compute_type);
     const RequestPlan plan = plan_request(input.request, *model, FieldSpelling::kJson);
     ViewOptions view;
     view.live = true;
-    pending = queue_.submit(model, plan, std::move(input.lines), view);
+    queue_.submit(
+        model, plan, std::move(input.lines), view,
+        [respond, many, page, endpoint](std::future<QueueAnswer> pending) {
+          try {
+            QueueAnswer answer = pending.get();
+            if (page) return respond(content(std::move(answer.page), kHtml));
+            if (endpoint == Endpoint::kAttention)
+              return respond(content(std::move(answer.dump), "application/json"));
+            respond(content(records_body(answer, many), "application/json"));
+          } catch (const std::exception& e) {
+            respond(error_answer(500, std::string("translating failed: ") + e.what(), ""));
+          }
+        });
   } catch (const HttpError& e) {
-    return refuse(out, e.status(), e.what(), e.field());
+    respond(error_answer(e.status(), e.what(), e.field()));
   } catch (const RequestError& e) {
-    return refuse(out, 400, e.what(), e.field());
+    respond(error_answer(400, e.what(), e.field()));
   } catch (const QueueRefusal& e) {
-    out.set_header("Retry-After", "1");
-    return refuse(out, 503, e.what(), "");
+    HttpAnswer busy = error_answer(503, e.what(), "");
+    busy.headers.emplace_back("Retry-After", "1");
+    respond(std::move(busy));
   } catch (const Error& e) {  // the dump selection or the alignment against the model
-    return refuse(out, 400, e.what(), "");
-  }
-  try {
-    const QueueAnswer answer = pending.get();
-    if (page)
-      out.set_content(answer.page, "text/html; charset=utf-8");
-    else if (endpoint == Endpoint::kAttention)
-      out.set_content(answer.dump, kJson);
-    else
-      out.set_content(records_body(answer, many), kJson);
-  } catch (const std::exception& e) {
-    refuse(out, 500, std::string("translating failed: ") + e.what(), "");
+    respond(error_answer(400, e.what(), ""));
   }
 }
 
-void Endpoints::page(httplib::Response& out) const {
+std::string Endpoints::empty_page() const {
   AttentionDump nothing;  // no sentence yet: the box asks for them
   nothing.model = models_.path;
   ViewOptions view;
   view.live = true;
   std::ostringstream page;
   write_attention_page(nothing, page, view);
-  out.set_content(page.str(), "text/html; charset=utf-8");
+  return page.str();
 }
 
-void Endpoints::models(httplib::Response& out) const {
+std::string Endpoints::models_json() const {
   const Model& model = *model_for("");
   nlohmann::json types = nlohmann::json::array();
   for (const auto& entry : models_.by_compute_type) types.push_back(entry.first);
@@ -122,54 +157,15 @@ void Endpoints::models(httplib::Response& out) const {
                              {"max_sentences", limits_.max_sentences},
                              {"max_line_bytes", limits_.max_line_bytes},
                              {"max_length", limits_.max_length}}}};
-  out.set_content(answer.dump() + "\n", kJson);
+  return answer.dump() + "\n";
 }
 
 }  // namespace
 
-void add_serve_endpoints(httplib::Server& server, const ServedModels& models,
-                         const ServeLimits& limits, const Request& base, ServingQueue& queue) {
+Handler serve_endpoints(const ServedModels& models, const ServeLimits& limits, const Request& base,
+                        ServingQueue& queue) {
   auto endpoints = std::make_shared<Endpoints>(models, limits, base, queue);
-  auto post = [&](const char* path, Endpoint endpoint) {
-    server.Post(path, [endpoints, endpoint](const httplib::Request& in, httplib::Response& out) {
-      endpoints->lines(in, out, endpoint);
-    });
-  };
-  post("/v1/translate", Endpoint::kTranslate);
-  post("/v1/score", Endpoint::kScore);
-  post("/v1/attention", Endpoint::kAttention);
-  server.Get(
-      "/", [endpoints](const httplib::Request&, httplib::Response& out) { endpoints->page(out); });
-  server.Get("/v1/models", [endpoints](const httplib::Request&, httplib::Response& out) {
-    endpoints->models(out);
-  });
-  server.Get("/v1/health", [&queue](const httplib::Request&, httplib::Response& out) {
-    out.set_content(
-        "{\"status\":\"ok\",\"queued_lines\":" + std::to_string(queue.queued_lines()) + "}\n",
-        kJson);
-  });
-  // What httplib refuses itself (no such path, a body over the limit, a malformed request)
-  // gets a JSON error too.
-  server.set_error_handler([&limits](const httplib::Request& in, httplib::Response& out) {
-    if (!out.body.empty()) return;
-    if (const ReadRefusal& refused = ServeServer::read_refusal(); refused.status) {
-      out.status = refused.status;  // what httplib saw as a malformed request
-      out.set_content(error_json(refused.message, refused.field), kJson);
-      return;
-    }
-    std::string message = "HTTP status " + std::to_string(out.status) + " for " + in.method + " " +
-                          in.path + " (a malformed request?)";
-    std::string field;
-    if (out.status == 404)
-      message = "no endpoint " + in.method + " " + in.path +
-                " (POST /v1/translate, /v1/score, /v1/attention; GET /, /v1/health, /v1/models)";
-    if (out.status == 413) {
-      message = "the body is larger than the " + std::to_string(limits.max_body_bytes) +
-                " bytes a request may have";
-      field = "body";
-    }
-    out.set_content(error_json(message, field), kJson);
-  });
+  return [endpoints](HttpRequest request, Respond respond) { endpoints->handle(request, respond); };
 }
 
-}  // namespace minimt::cli
+}  // namespace minimt::serve

@@ -1,15 +1,16 @@
-// minimt serve's request bodies into app's Request (serve_json.h).
-#include "cli/serve_json.h"
+// minimt serve's request bodies into app's Request (request_json.h).
+#include "serve/request_json.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "minimt/base/json_writer.h"
 #include "minimt/base/text_input.h"
+#include "minimt/model/json_dom_builder.h"
+#include "minimt/model/untrusted_json.h"
 
-namespace minimt::cli {
+namespace minimt::serve {
 namespace {
 
 using nlohmann::json;
@@ -19,28 +20,35 @@ HttpError bad(const std::string& field, const std::string& message) {
 }
 
 // Typed reads of one field: the wrong type is a 400 naming the field.
+// (An unsigned number past the signed range, 18446744073709551615, is no small integer: read
+// as signed it would wrap to -1.)
 int integer(const json& value, const std::string& field) {
-  if (!value.is_number_integer() || value.get<long long>() < -(1LL << 31) ||
-      value.get<long long>() >= (1LL << 31))
-    throw bad(field, field + ": expected an integer, got " + value.dump());
-  return value.get<int>();
+  const bool fits = value.is_number_unsigned()
+                        ? value.get<unsigned long long>() < (1ULL << 31)
+                        : value.is_number_integer() && value.get<long long>() >= -(1LL << 31) &&
+                              value.get<long long>() < (1LL << 31);
+  if (!fits)
+    throw bad(field, field + ": expected an integer (32 bits), got " + describe_json(value));
+  return static_cast<int>(value.get<long long>());
 }
 float number(const json& value, const std::string& field) {
-  if (!value.is_number()) throw bad(field, field + ": expected a number, got " + value.dump());
+  if (!value.is_number())
+    throw bad(field, field + ": expected a number, got " + describe_json(value));
   return value.get<float>();
 }
 bool boolean(const json& value, const std::string& field) {
   if (!value.is_boolean())
-    throw bad(field, field + ": expected true or false, got " + value.dump());
+    throw bad(field, field + ": expected true or false, got " + describe_json(value));
   return value.get<bool>();
 }
 std::string text(const json& value, const std::string& field) {
-  if (!value.is_string()) throw bad(field, field + ": expected a string, got " + value.dump());
+  if (!value.is_string())
+    throw bad(field, field + ": expected a string, got " + describe_json(value));
   return value.get<std::string>();
 }
 template <typename Read>
 auto list(const json& value, const std::string& field, Read read) {
-  if (!value.is_array()) throw bad(field, field + ": expected a list, got " + value.dump());
+  if (!value.is_array()) throw bad(field, field + ": expected a list, got " + describe_json(value));
   std::vector<decltype(read(value, field))> out;
   for (const json& item : value) out.push_back(read(item, field));
   return out;
@@ -113,12 +121,23 @@ void check_sizes(const std::vector<std::string>& lines, const std::string& field
 
 ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Request& base,
                             const ServeLimits& limits) {
-  json document;
-  try {
-    document = json::parse(body);
-  } catch (const json::parse_error& e) {
-    throw bad("", std::string("the body is not valid JSON: ") + e.what());
+  JsonDomBuilder builder(kMaxJsonDepth);
+  json::sax_parse(body, &builder);
+  switch (builder.problem()) {
+    case JsonDomBuilder::Problem::kNone:
+      break;
+    case JsonDomBuilder::Problem::kTooDeep:
+      throw bad("", "the body nests arrays and objects more than " + std::to_string(kMaxJsonDepth) +
+                        " deep");
+    case JsonDomBuilder::Problem::kDuplicateKey: {
+      const std::vector<std::string>& path = builder.path();
+      throw bad(path.size() == 1 ? path.front() : "",
+                json_path_text(path) + " appears twice in the body");
+    }
+    case JsonDomBuilder::Problem::kSyntax:
+      throw bad("", "the body is not valid JSON: " + printable(builder.syntax_message(), 200));
   }
+  const json& document = builder.document();
   if (!document.is_object()) throw bad("", "the body must be a JSON object");
 
   ServeInput input;
@@ -137,7 +156,8 @@ ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Re
   for (const auto& [key, value] : document.items()) {
     if (std::find(lines_fields.begin(), lines_fields.end(), key) != lines_fields.end()) continue;
     const auto option = options.find(key);
-    if (option == options.end()) throw bad(key, "unknown option '" + key + "'");
+    if (option == options.end())
+      throw bad(printable(key), "unknown option '" + printable(key) + "'");
     option->second(request, value);
   }
   if (request.record.view) request.record.dump_attention = false;  // the page, not the dump
@@ -172,15 +192,4 @@ ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Re
   return input;
 }
 
-std::string error_json(const std::string& message, const std::string& field) {
-  std::string out = "{\"error\":";
-  append_json_string(out, message);
-  out += ",\"field\":";
-  if (field.empty())
-    out += "null";
-  else
-    append_json_string(out, field);
-  return out + "}\n";
-}
-
-}  // namespace minimt::cli
+}  // namespace minimt::serve

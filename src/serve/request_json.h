@@ -9,7 +9,7 @@
 #include "minimt/app/request.h"
 #include "minimt/base/error.h"
 
-namespace minimt::cli {
+namespace minimt::serve {
 
 // A request the server refuses: the HTTP status (400, 413, 503, ...) and the field at fault
 // ("" when none is).
@@ -41,16 +41,14 @@ struct ServeInput {
   bool many = false;               // "texts" (or lists of sources and targets): answer an array
 };
 
-// Reads `body` for `endpoint`: {"text": S} or {"texts": [S...]} (score: {"source": S, "target":
-// S} or two lists of the same length) with the options that endpoint takes. `base` holds what
-// the server sets (the model, the compute type, threads). Throws HttpError: 400 for malformed
-// JSON (invalid UTF-8 included), a missing or unknown field, or a value of the wrong type or
-// out of range (check_request's checks, fields named as JSON); 413 for more sentences or a
-// longer sentence than the limits allow.
+// Reads `body` for `endpoint` (JSON as every file minimt reads: nesting bounded, a key given
+// twice in one object refused, no value quoted whole in a message): {"text": S} or {"texts":
+// [S...]} (score: {"source": S, "target": S} or two lists of the same length) with the options that
+// endpoint takes. `base` holds what the server sets (the model, the compute type, threads). Throws
+// HttpError: 400 for malformed JSON (invalid UTF-8 included), a missing or unknown field, or a
+// value of the wrong type or out of range (check_request's checks, fields named as JSON); 413 for
+// more sentences or a longer sentence than the limits allow.
 ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Request& base,
                             const ServeLimits& limits);
 
-// {"error": message, "field": name or null} and a newline.
-std::string error_json(const std::string& message, const std::string& field);
-
-}  // namespace minimt::cli
+}  // namespace minimt::serve

@@ -9,6 +9,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,12 @@ class ServingQueue {
   // waiting, or after close().
   std::future<QueueAnswer> submit(std::shared_ptr<const Model> model, const RequestPlan& plan,
                                   std::vector<std::string> lines, ViewOptions page_options = {});
+  // As submit, but the answer is handed to `ready` instead of waited for: called once, on a
+  // worker thread, with a future that holds the answer or what translating threw (a front end
+  // with one thread for all its connections must never wait). Throws as submit.
+  using AnswerReady = std::function<void(std::future<QueueAnswer>)>;
+  void submit(std::shared_ptr<const Model> model, const RequestPlan& plan,
+              std::vector<std::string> lines, ViewOptions page_options, AnswerReady ready);
   // Refuses new requests from now on; the queued ones are still answered.
   void close();
   long long queued_lines() const;
@@ -75,8 +82,10 @@ class ServingQueue {
   void work();
   bool take_batch(Batch& batch);  // false: closed and nothing left
   void run_batch(Batch& batch);
-  bool every_client_waits() const;  // under mutex_
-  void answered();                  // one request fewer unanswered
+  bool every_client_waits() const;         // under mutex_
+  void answered();                         // one request fewer unanswered
+  void enqueue(std::shared_ptr<Job> job);  // submit's part after the job is made
+  static void deliver(Job& job);           // to its `ready`, once its promise is kept
 
   const QueueOptions options_;
   mutable std::mutex mutex_;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails when a lower floor reaches a higher one (docs/architecture.md):
-#   base < engine < model < app < cli
+#   base < engine < model < app < serve < cli   (serve: minimt serve's front end)
 # 1. includes: no file of a floor includes a header of a higher floor;
 # 2. symbols: no floor's library needs a minimt symbol that only a higher floor's library
 #    defines (so the linker would need the higher floor), read with nm from BUILD_DIR;
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-floors=(base engine model app cli)
+floors=(base engine model app serve cli)
 failures=0
 
 rank() { local i; for i in "${!floors[@]}"; do [[ ${floors[$i]} == "$1" ]] && echo "$i"; done; return 0; }
@@ -68,7 +68,7 @@ for file in $(find src/cli -type f \( -name '*.h' -o -name '*.cpp' \)); do
   done < <(sed -nE 's/^#include "(minimt\/(app|engine)\/[^"]+)".*/\1/p' "$file")
 done
 
-libraries=(base engine model app)
+libraries=(base engine model app serve)
 if [[ -f "$build/libminimt_app.a" ]]; then
   for i in "${!libraries[@]}"; do
     lib="$build/libminimt_${libraries[$i]}.a"

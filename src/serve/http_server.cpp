@@ -36,6 +36,9 @@ constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kLingerBytes = 4 << 20;
 // epoll's data for the two descriptors that are not connections.
 constexpr uint64_t kListeningId = 0, kWakeId = 1;
+// With every connection slot taken, one still reading a request (or idle) may make room for a
+// new client once it has had this fraction of the timeout: 1/10.
+constexpr int kEvictableAfter = 10;
 
 enum class State {
   kReading,    // a request's bytes (or none yet: idle)
@@ -62,6 +65,7 @@ struct Connection {
   std::string out_head, out_body;
   size_t out_sent = 0;  // of out_head, then out_body
   bool close_after = false;
+  bool drop_at_once = false;  // no lingering: the client was too slow to send its request
   size_t lingered = 0;
 };
 
@@ -105,6 +109,7 @@ struct HttpServer::Loop {
   KeepAliveTerms terms;
   int epoll = -1, wake = -1, listening = -1;
   bool accepting = false;  // the listening socket is watched
+  Clock::time_point accept_retry = Clock::time_point::max();  // every slot taken: look again
   std::atomic<bool> stop_asked{false};
   bool stopping = false;  // seen by the loop
   uint64_t next_id = 2;
@@ -155,23 +160,32 @@ struct HttpServer::Loop {
     if (!stopping) set_accepting(true);
   }
 
-  // The reading connection nearest its time limit makes room; false when none is reading.
+  // The reading (or idle) connection nearest its time limit makes room, once its request (or
+  // idleness) is older than kEvictableAfter of the timeout: a burst of new clients does not cut
+  // each other off, a crowd of stalled ones gives way within a fraction of the timeout. False
+  // when none may go yet (accept_retry says when one may).
   bool evict_one() {
     Connection* oldest = nullptr;
     for (auto& entry : connections) {
       Connection& c = *entry.second;
-      if (c.state != State::kReading) continue;
-      if (!oldest || c.deadline < oldest->deadline) oldest = &c;
+      if (c.state == State::kReading && (!oldest || c.deadline < oldest->deadline)) oldest = &c;
     }
-    if (!oldest) return false;
+    if (!oldest) return false;  // every slot holds a request at work: back once one closes
+    const Clock::time_point since = oldest->deadline - timeout;
+    const Clock::time_point may_go = since + timeout / kEvictableAfter;
+    if (Clock::now() < may_go) {
+      accept_retry = may_go;
+      return false;
+    }
     close_connection(*oldest);
     return true;
   }
 
-  void accept_all() {
+  // `all`: past the connection limit too (the backlog at a stop, which the system bounds).
+  void accept_all(bool all = false) {
     while (accepting) {
-      if (connections.size() >= limits.connections && !evict_one()) {
-        set_accepting(false);  // every slot holds a request at work: back once one closes
+      if (!all && connections.size() >= limits.connections && !evict_one()) {
+        set_accepting(false);  // back once a connection closes, or at accept_retry
         return;
       }
       const int fd = accept4(listening, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -302,6 +316,7 @@ struct HttpServer::Loop {
     std::string().swap(c.out_head);
     std::string().swap(c.out_body);
     if (c.hung_up) return close_connection(c);
+    if (c.close_after && c.drop_at_once) return close_connection(c);
     if (c.close_after) {
       shutdown(c.fd, SHUT_WR);
       c.state = State::kLingering;
@@ -356,6 +371,7 @@ struct HttpServer::Loop {
       if (found == connections.end() || found->second->timer_stamp != timer.stamp) continue;
       Connection& c = *found->second;
       if (c.state == State::kReading && c.reader.started()) {
+        c.drop_at_once = true;
         answer(c, refusal_answer(408,
                                  "the request did not arrive whole within " +
                                      std::to_string(limits.timeout_seconds) + " s (--timeout)",
@@ -367,6 +383,12 @@ struct HttpServer::Loop {
   }
 
   int next_wait_ms() {
+    int accept_ms = -1;
+    if (accept_retry != Clock::time_point::max()) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(accept_retry - Clock::now());
+      accept_ms = static_cast<int>(std::max<long long>(0, left.count()) + 1);
+    }
     while (!timers.empty()) {
       const Timer& timer = timers.top();
       const auto found = connections.find(timer.id);
@@ -380,14 +402,22 @@ struct HttpServer::Loop {
   }
 
   void begin_stopping() {
+    // Connections the system accepted before the stop are answered too (each request it
+    // carries gets its answer, the connection's last); later ones are refused at once.
+    accept_retry = Clock::time_point::max();
+    set_accepting(true);
+    accept_all(true);
     stopping = true;
     set_accepting(false);
-    close(listening);  // clients still connecting are refused at once
+    close(listening);
     listening = -1;
     std::vector<Connection*> idle;
     for (auto& entry : connections) {
       Connection& c = *entry.second;
-      if (c.state == State::kReading && !c.reader.started() && c.in.empty()) idle.push_back(&c);
+      char byte;  // a request sent and not yet read is answered, not dropped
+      if (c.state == State::kReading && !c.reader.started() && c.in.empty() &&
+          recv(c.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) < 0)
+        idle.push_back(&c);
     }
     for (Connection* c : idle) close_connection(*c);
   }
@@ -413,6 +443,11 @@ struct HttpServer::Loop {
       if (woken) take_answers();
       if (stop_asked && !stopping) begin_stopping();
       expire_timers();
+      if (!stopping && Clock::now() >= accept_retry) {
+        accept_retry = Clock::time_point::max();
+        set_accepting(true);
+        accept_all();
+      }
     }
   }
 };

@@ -89,6 +89,11 @@ RequestReader::Step RequestReader::read(std::string& buffer) {
     const size_t used = beast.put(boost::asio::buffer(buffer.data(), buffer.size()), error);
     buffer.erase(0, used);
     if (error == http::error::need_more) break;
+    if (error && beast.is_header_done() && !head_checked_) {
+      // The head's own faults first: a chunked body is refused as such, not for its size.
+      const Step step = check_head();
+      if (step != Step::kNeedMore && step != Step::kSendContinue) return step;
+    }
     if (error == http::error::header_limit)
       return refuse(413,
                     "the request's line and headers are larger than the " +

@@ -3,7 +3,7 @@
 # floors with ASan, UBSan and coverage), runs each for SECONDS (default 60) from its seeds in
 # tests/fuzz/corpus/<target>/, and prints executions, corpus size and findings per target.
 #   tools/fuzz.sh [SECONDS] [TARGET...]     targets: safetensors config dump model_dir text
-#                                           sentencepiece
+#                                           sentencepiece http_request
 # Environment: FUZZ_JOBS (targets run side by side, default 1); FUZZ_KEEP_GOING=1 keeps fuzzing
 # after a finding (libFuzzer fork mode); FUZZ_SKIP_BUILD=1 runs what is built. Findings land in build-fuzz/findings/<target>/, the
 # grown corpus in build-fuzz/corpus/<target>/, each run's log in build-fuzz/logs/<target>.log.
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 (($# > 0)) && shift
 targets=("$@")
-((${#targets[@]})) || targets=(safetensors config dump model_dir text sentencepiece)
+((${#targets[@]})) || targets=(safetensors config dump model_dir text sentencepiece http_request)
 
 if ! command -v clang++ >/dev/null || ! compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
   echo "fuzz: needs clang and libFuzzer: apt-get install -y clang libclang-rt-dev" >&2

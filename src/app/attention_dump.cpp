@@ -121,7 +121,9 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const Model& model,
   // The layer numbers the selection names in each stack, so that "-1" reads as its number.
   if (!selection_.layers.empty())
     out_ << ',' << key(schema::kEncoderLayers) << join_ints(resolve_layers(c.encoder_layers)) << ','
-         << key(schema::kDecoderLayers) << join_ints(resolve_layers(c.decoder_layers));
+         << key(schema::kDecoderLayers) << join_ints(resolve_layers(c.decoder_layers)) << ','
+         << key(schema::kEncoderDepth) << c.encoder_layers << ',' << key(schema::kDecoderDepth)
+         << c.decoder_layers;
   out_ << "},\n";
   if (!selection_.masked_heads.empty())
     out_ << key(schema::kMaskedHeads) << json_string(selection_.masked_heads) << ",\n";

@@ -93,6 +93,7 @@ AttentionMatrices read_extra(const json& value, const std::string& key, ExtraSha
   }
   // The layers are the type's own (checked against its weights above when they are present).
   m.layer_labels = dump_read::layer_labels(type, selection, static_cast<int>(value.size()));
+  m.model_layers = dump_read::model_layers(type, selection, static_cast<int>(value.size()));
   return m;
 }
 

@@ -91,6 +91,7 @@ AttentionMatrices read_type(const json& value, const schema::AttentionType& type
     return m;
   }
   m.layer_labels = layer_labels(type, selection, layers);
+  m.model_layers = dump_read::model_layers(type, selection, layers);
   read_matrices(value, where + ": " + type.key, m, axis_token(type.rows), axis_token(type.cols));
   mark_masked(m, selection);
   return m;

@@ -55,6 +55,15 @@ std::set<std::tuple<std::string, int, int>> masked_heads(const std::string& text
   return out;
 }
 
+// A stack's depth in "selection": absent (0), or a whole number of layers a model can have.
+int depth(const json& selection, const char* key, const std::string& name) {
+  const json value = selection.value(key, json());
+  if (value.is_null()) return 0;
+  if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > 65536)
+    throw Error(name + ": selection." + key + " is not a number of layers from 1 to 65536");
+  return value.get<int>();
+}
+
 }  // namespace
 
 std::string string_field(const json& object, const char* key, const std::string& where) {
@@ -92,6 +101,8 @@ Selection read_selection(const json& document, const std::string& name, Attentio
                                 name + ": selection.encoder_layers");
   out.decoder_layers = int_list(selection.value(schema::kDecoderLayers, json()),
                                 name + ": selection.decoder_layers");
+  out.encoder_depth = depth(selection, schema::kEncoderDepth, name);
+  out.decoder_depth = depth(selection, schema::kDecoderDepth, name);
   dump.masked_heads = string_field(document, schema::kMaskedHeads, name);
   out.masked = masked_heads(dump.masked_heads, name);
   return out;
@@ -105,6 +116,11 @@ std::vector<std::string> layer_labels(const schema::AttentionType& type, const S
   std::vector<std::string> labels;
   for (int n : numbers) labels.push_back(std::to_string(n));
   return labels;
+}
+
+int model_layers(const schema::AttentionType& type, const Selection& selection, int count) {
+  if (selection.layers.is_null()) return count;
+  return std::string(type.type) == "encoder" ? selection.encoder_depth : selection.decoder_depth;
 }
 
 void mark_masked(AttentionMatrices& m, const Selection& selection) {

@@ -18,6 +18,7 @@ struct Selection {
   bool heads_given = false;
   nlohmann::json layers;
   std::vector<int> encoder_layers, decoder_layers;     // the numbers of the layers kept, if given
+  int encoder_depth = 0, decoder_depth = 0;            // the model's layers, if given
   std::set<std::tuple<std::string, int, int>> masked;  // (type, layer number, head number)
 };
 
@@ -30,6 +31,10 @@ Selection read_selection(const nlohmann::json& document, const std::string& name
 // else what dump_layer_labels makes of "layers".
 std::vector<std::string> layer_labels(const dump_schema::AttentionType& type,
                                       const Selection& selection, int count);
+
+// The model's layers in a type's stack: `count` when the dump holds every layer, the depth the
+// selection gives, else 0 (not known).
+int model_layers(const dump_schema::AttentionType& type, const Selection& selection, int count);
 
 // Sets m.masked from the selection's masked heads, by m's layer labels and head numbers.
 void mark_masked(AttentionMatrices& m, const Selection& selection);

@@ -75,6 +75,15 @@ void ProgressBar::message(const std::string& text) {
   }
 }
 
+void ProgressBar::drawing(const std::string& lines) {
+  if (shown_) {
+    put("\r\033[K" + lines);
+    restore();
+  } else {
+    put(lines);
+  }
+}
+
 void ProgressBar::restore() {
   put("\r" + text_ + "\033[K");
   shown_ = true;

@@ -3,6 +3,7 @@
 #include "minimt/app/serving_queue.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <sstream>
 
@@ -73,6 +74,12 @@ struct ServingQueue::Job {
   std::promise<QueueAnswer> promise;
   AnswerReady ready;                   // set: the answer goes there, not to a waiting client
   std::future<QueueAnswer> for_ready;  // the promise's future, for `ready`
+  // Bytes its answer holds so far (hold()), counted in the queue's total until it goes.
+  std::atomic<size_t> held{0};
+  std::atomic<size_t>* held_total = nullptr;
+  ~Job() {
+    if (held_total) *held_total -= held;
+  }
   QueueAnswer answer;
   GatheringSink sink;
   std::ostringstream dump, page;
@@ -129,7 +136,57 @@ void ServingQueue::deliver(Job& job) {
   if (job.ready) job.ready(std::move(job.for_ready));
 }
 
+void ServingQueue::hold(Job& job, size_t bytes) {
+  const size_t held = job.held += bytes;
+  const size_t held_bytes = held_bytes_ += bytes;
+  const size_t most = options_.max_answer_bytes;
+  if (held > most)
+    throw AnswerTooLarge("the answer grew past " + std::to_string(most) +
+                         " bytes (--max-answer-bytes) after " + std::to_string(job.done) + " of " +
+                         std::to_string(job.lines.size()) +
+                         " sentences: ask for fewer sentences, a lower max_length, or less of "
+                         "the attention (dump_types, dump_layers, dump_heads)");
+  if (held_bytes > most * kHeldRequests)
+    throw QueueRefusal("the requests at work hold " + std::to_string(held_bytes) +
+                       " bytes of answers, the most this server keeps: try again shortly");
+}
+
+namespace {
+
+// The numbers a sentence's attention record holds (what a dump or a page of it writes out).
+size_t recorded_numbers(const AttentionRecord& record) {
+  size_t count = record.encoder_self.size();
+  for (const auto* steps : {&record.decoder_self_steps, &record.cross_steps, &record.layer_states})
+    for (const std::vector<float>& step : *steps) count += step.size();
+  for (const InsideRecord* inside :
+       {&record.encoder_inside, &record.decoder_inside, &record.cross_inside}) {
+    for (const auto& q : inside->queries)
+      count += q.scores.size() + q.vector.size() + q.head_norms.size();
+    for (const auto& k : inside->keys)
+      count += k.key.size() + k.value.size() + k.value_norms.size();
+  }
+  return count;
+}
+
+// What a slice's translations and records hold (ServingQueue::hold); the logit lens writes K
+// tokens for each decoder layer's state.
+size_t held_by(const LineBatch& slice, const RequestPlan& plan) {
+  size_t bytes = 0;
+  const size_t lens = static_cast<size_t>(std::max(plan.selection.logit_lens, 0));
+  for (const Translation& t : slice.translations) {
+    if (!t.attention) continue;
+    bytes += recorded_numbers(*t.attention) * kHeldBytesPerNumber;
+    bytes += t.attention->layer_states.size() * static_cast<size_t>(t.attention->decoder_layers) *
+             lens * 64;  // a token and its probability
+  }
+  for (const std::string& record : slice.records) bytes += 2 * record.size();
+  return bytes;
+}
+
+}  // namespace
+
 void ServingQueue::enqueue(std::shared_ptr<Job> job) {
+  job->held_total = &held_bytes_;
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -261,22 +318,29 @@ void ServingQueue::run_batch(Batch& batch) {
     slice.first_line = static_cast<long long>(s.begin) + 1;
     slice.lines.resize(count);
     slice.milliseconds = per_line * static_cast<double>(count);
-    if (!failure) {
+    std::exception_ptr slice_failure = failure;  // the batch's, or this request's own
+    bool skip = false;                           // the request failed already
+    {
+      std::lock_guard<std::mutex> lock(job.mutex);
+      skip = job.failed;
+    }
+    if (!slice_failure && !skip) {
       slice.translations.assign(std::make_move_iterator(translations.begin() + next),
                                 std::make_move_iterator(translations.begin() + next + count));
       try {
         job.run.render(slice);
+        hold(job, held_by(slice, job.plan));
       } catch (...) {
-        failure = std::current_exception();
+        slice_failure = std::current_exception();
       }
     }
     next += count;
     std::lock_guard<std::mutex> lock(job.mutex);
     if (job.failed) continue;
-    if (failure) {
+    if (slice_failure) {
       job.failed = true;
       answered();
-      job.promise.set_exception(failure);
+      job.promise.set_exception(slice_failure);
       deliver(job);
       continue;
     }

@@ -11,7 +11,6 @@
 #include "app/terminal_text.h"
 #include "app/view_text.h"
 #include "minimt/base/error.h"
-#include "minimt/base/from_end.h"
 
 namespace minimt {
 namespace {
@@ -34,21 +33,32 @@ struct Grid {
   std::string legend;  // one line under it
 };
 
+// The words of `text`: what lies between the spaces a line may break at. The spaces of painted
+// cells (from a colour's escape sequence to the reset, "\x1b[0m") are part of the picture, not
+// breaks.
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out(1);
+  bool painted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "\x1b[") == 0) painted = text.compare(i, 4, "\x1b[0m") != 0;
+    if (text[i] == ' ' && !painted)
+      out.emplace_back();
+    else
+      out.back() += text[i];
+  }
+  return out;
+}
+
 // `text` in lines of at most `width` columns, broken at spaces (a longer word is cut).
 std::vector<std::string> wrap(const std::string& text, int width) {
   std::vector<std::string> lines;
   std::string line;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t space = text.find(' ', start);
-    if (space == std::string::npos) space = text.size();
-    const std::string word = text.substr(start, space - start);
+  for (const std::string& word : words(text)) {
     if (!line.empty() && terminal_width(line) + 1 + terminal_width(word) > width) {
       lines.push_back(line);
       line.clear();
     }
     line += (line.empty() ? "" : " ") + word;
-    start = space + 1;
   }
   if (!line.empty()) lines.push_back(fit_width(line, width));
   for (std::string& l : lines) l = fit_width(l, width);
@@ -130,6 +140,36 @@ std::string list_numbers(const std::vector<std::string>& labels) {
   return text;
 }
 
+// A layer's number from its label; an older dump's negative label ("-1", kept as the selection
+// gave it) stands for a layer past every numbered one.
+long long layer_number(const std::string& label) {
+  const int number = std::stoi(label);
+  return number < 0 ? (1LL << 32) + number : number;
+}
+
+// The position in m's layers of the layer `layer` names: its number, or, negative, counted from
+// the model's last layer (-1 the last) as everywhere in minimt, whichever layers the dump holds.
+int layer_position(const AttentionMatrices& m, int layer, const std::string& type) {
+  const bool from_end = layer < 0 && m.model_layers > 0;
+  const int number = from_end ? m.model_layers + layer : layer;
+  const std::string label = std::to_string(number);
+  auto found = std::find(m.layer_labels.begin(), m.layer_labels.end(), label);
+  if (found != m.layer_labels.end()) return static_cast<int>(found - m.layer_labels.begin());
+  const std::string held = " (its " + type + " layers: " + list_numbers(m.layer_labels) + ")";
+  if (layer < 0 && m.model_layers == 0)
+    throw Error("layer " + std::to_string(layer) +
+                " counts from the model's last layer, and the dump does not say how many the "
+                "model has" +
+                held + ": name the layer by its number");
+  if (from_end && number < 0)
+    throw Error("layer " + std::to_string(layer) + " does not exist (the model has " +
+                std::to_string(m.model_layers) + " " + type + " layers, -1 the last)");
+  const std::string named =
+      from_end ? "layer " + std::to_string(layer) + " (the model's layer " + label + ")"
+               : "layer " + label;
+  throw Error(named + " is not in the dump" + held);
+}
+
 Chosen choose(const DumpSentence& s, const HeatmapChoice& choice) {
   Chosen c;
   c.type = dump_schema::find_attention_type(choice.type);
@@ -142,18 +182,11 @@ Chosen choose(const DumpSentence& s, const HeatmapChoice& choice) {
     throw Error(where + " has no " + view::type_text(choice.type).name +
                 " in the dump (it was written with a selection that leaves it out)");
   const AttentionMatrices& m = *c.m;
-  c.layer = m.layers() - 1;
   if (choice.layer) {
-    const std::string label = std::to_string(*choice.layer);
-    auto found = std::find(m.layer_labels.begin(), m.layer_labels.end(), label);
-    const int from_end = index_from_end(*choice.layer, m.layers());
-    if (found != m.layer_labels.end())
-      c.layer = static_cast<int>(found - m.layer_labels.begin());
-    else if (*choice.layer < 0 && from_end >= 0)
-      c.layer = from_end;
-    else
-      throw Error("layer " + label + " is not in the dump (its " + choice.type +
-                  " layers: " + list_numbers(m.layer_labels) + ")");
+    c.layer = layer_position(m, *choice.layer, choice.type);
+  } else {  // the deepest layer the dump holds, wherever its selection listed it
+    for (int l = 1; l < m.layers(); ++l)
+      if (layer_number(m.layer_labels[l]) > layer_number(m.layer_labels[c.layer])) c.layer = l;
   }
   if (choice.head) {
     auto found = std::find(m.heads.begin(), m.heads.end(), *choice.head);

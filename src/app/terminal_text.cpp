@@ -1,5 +1,7 @@
 #include "app/terminal_text.h"
 
+#include <algorithm>
+
 #include "minimt/base/utf8.h"
 
 namespace minimt::view {
@@ -21,11 +23,25 @@ bool combining(char32_t c) {
          (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200B || c == 0x200D;
 }
 
+// The bytes of the escape sequence "\x1b[...m" at `at`: its parameters, then a final byte from
+// '@' to '~'.
+size_t sequence_length(const std::string& text, size_t at) {
+  size_t end = at + 2;
+  while (end < text.size() && !(text[end] >= '@' && text[end] <= '~')) ++end;
+  return std::min(text.size(), end + 1) - at;
+}
+
 }  // namespace
 
 std::vector<TerminalChar> terminal_chars(const std::string& text) {
   std::vector<TerminalChar> chars;
   for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "\x1b[") == 0) {  // a colour of the picture: no column
+      const size_t length = sequence_length(text, i);
+      chars.push_back({text.substr(i, length), 0});
+      i += length;
+      continue;
+    }
     char32_t code = 0xFFFD;
     size_t length = decode_utf8(text, i, &code);
     if (length == 0) length = 1;  // terminal_escape leaves none; counted as one column

@@ -14,7 +14,8 @@ struct TerminalChar {
 };
 
 // The characters of `text` (already terminal_escape'd): East Asian wide characters and emoji
-// take 2 columns, combining marks 0, the rest 1.
+// take 2 columns, combining marks 0, the rest 1. An escape sequence ("\x1b[48;5;18m") is one
+// of 0 columns: labels hold none once escaped, so it is one of the picture's colours.
 std::vector<TerminalChar> terminal_chars(const std::string& text);
 
 // The columns `text` takes.

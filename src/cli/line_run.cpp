@@ -61,9 +61,11 @@ class TerminalSink : public RecordSink {
     progress_.update(written);
     return reader_there;
   }
-  void picture(const std::string& heatmap) override {  // above the bar, like the warnings
+  // Above the bar, like the warnings, but as drawn: escaping the picture would print its
+  // colours as text (its labels are escaped already, terminal_heatmap.h).
+  void picture(const std::string& heatmap) override {
     if (output_under_bar_) progress_.clear();
-    progress_.message(heatmap.substr(0, heatmap.size() - (heatmap.empty() ? 0 : 1)));
+    progress_.drawing(heatmap);
   }
   void finish();  // the warnings not given line by line, counted
 

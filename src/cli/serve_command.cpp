@@ -87,6 +87,12 @@ void add_serve_options(CLI::App& command, ServeArgs& args) {
       ->check(CLI::Range(1, request_limits::kMaxLength))
       ->capture_default_str();
   command
+      .add_option("--max-answer-bytes", args.queue.max_answer_bytes,
+                  "largest answer a request may get, counted as it is made (413 once past it; "
+                  "the requests at work may hold four times as much together, then 503)")
+      ->check(CLI::Range(size_t{1} << 16, size_t{1} << 34))
+      ->capture_default_str();
+  command
       .add_option("--connections", args.connections,
                   "HTTP connections open at once; when all are taken, the one nearest its "
                   "--timeout that is still reading a request (or idle) is closed for a new one")

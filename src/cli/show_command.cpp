@@ -63,8 +63,8 @@ void add_show_options(CLI::App& command, ShowArgs& args) {
   command
       .add_option_function<int>(
           "--layer", [&args](int layer) { args.layer = layer; },
-          "the layer, by its number (negative: from the end of the layers in the dump; "
-          "default: the last)")
+          "the layer, by its number (negative: from the model's last layer, -1 the last, "
+          "whichever layers the dump holds; default: the deepest layer in the dump)")
       ->type_name("N");
   command
       .add_option_function<std::string>(

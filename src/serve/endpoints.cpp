@@ -30,6 +30,13 @@ std::string records_body(const QueueAnswer& answer, bool many) {
   return body + "]\n";
 }
 
+// 503: the queue is full, or its answers hold all they may; the client tries again.
+HttpAnswer busy(const std::string& message) {
+  HttpAnswer answer = error_answer(503, message, "");
+  answer.headers.emplace_back("Retry-After", "1");
+  return answer;
+}
+
 HttpAnswer content(std::string body, const char* type) {
   HttpAnswer answer;
   answer.body = std::move(body);
@@ -117,6 +124,10 @@ void Endpoints::lines(const HttpRequest& in, const Respond& respond, Endpoint en
             if (endpoint == Endpoint::kAttention)
               return respond(content(std::move(answer.dump), "application/json"));
             respond(content(records_body(answer, many), "application/json"));
+          } catch (const AnswerTooLarge& e) {
+            respond(error_answer(413, e.what(), "max_answer_bytes"));
+          } catch (const QueueRefusal& e) {
+            respond(busy(e.what()));
           } catch (const std::exception& e) {
             respond(error_answer(500, std::string("translating failed: ") + e.what(), ""));
           }
@@ -126,9 +137,7 @@ void Endpoints::lines(const HttpRequest& in, const Respond& respond, Endpoint en
   } catch (const RequestError& e) {
     respond(error_answer(400, e.what(), e.field()));
   } catch (const QueueRefusal& e) {
-    HttpAnswer busy = error_answer(503, e.what(), "");
-    busy.headers.emplace_back("Retry-After", "1");
-    respond(std::move(busy));
+    respond(busy(e.what()));
   } catch (const Error& e) {  // the dump selection or the alignment against the model
     respond(error_answer(400, e.what(), ""));
   }
@@ -156,7 +165,8 @@ std::string Endpoints::models_json() const {
                             {{"max_body_bytes", limits_.max_body_bytes},
                              {"max_sentences", limits_.max_sentences},
                              {"max_line_bytes", limits_.max_line_bytes},
-                             {"max_length", limits_.max_length}}}};
+                             {"max_length", limits_.max_length},
+                             {"max_answer_bytes", queue_.options().max_answer_bytes}}}};
   return answer.dump() + "\n";
 }
 

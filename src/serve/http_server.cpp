@@ -108,7 +108,7 @@ struct HttpServer::Loop {
   const Clock::duration timeout;
   KeepAliveTerms terms;
   int epoll = -1, wake = -1, listening = -1;
-  bool accepting = false;  // the listening socket is watched
+  bool accepting = false;                                     // the listening socket is watched
   Clock::time_point accept_retry = Clock::time_point::max();  // every slot taken: look again
   std::atomic<bool> stop_asked{false};
   bool stopping = false;  // seen by the loop

@@ -24,7 +24,15 @@ Checks, against the dumps' own numbers read here in Python:
   - translate --show draws each line's heatmap on stderr, and a layer the model lacks is refused;
   - show's header names the compute type and the dump's notes;
   - usage errors: a misspelled subcommand gets a suggestion, a subcommand's error points to its
-    own --help, and view and show say why a dump cannot be read.
+    own --help, and view and show say why a dump cannot be read;
+  - the picture as rendered (terminal_picture.py reads it back): translate --show and score
+    --show in each colour mode, cross, decoder (masked cells) and encoder, every line, label and
+    cell against the dump the same run wrote, each cell's colour or character recomputed here
+    from the documented scale; tokens holding ESC, tab, newline and C1 escaped in the labels
+    while the picture's own colours stay intact (a crafted dump, and a model whose vocabulary
+    spells such pieces, renamed_pieces.py);
+  - show --layer -1 is the model's last layer whichever layers the dump holds (--dump-layers
+    -1,0), and a layer the dump left out is refused naming the layers it holds.
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
 
@@ -40,6 +48,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
+import renamed_pieces  # noqa: E402
+import terminal_picture  # noqa: E402
 
 tally = support.Tally()
 check = tally.check
@@ -94,6 +104,191 @@ def sequential_colour(root, weight):
 def columns(text):
     """Terminal columns of a line without escape sequences (the labels here are narrow)."""
     return len(ESCAPE.sub("", text))
+
+
+def run_with_terminal_stderr(minimt, args, env):
+    """Runs with stderr on a pseudo-terminal (where translate --show draws); returns (exit
+    status, stdout, what stderr printed)."""
+    environment = dict(os.environ)
+    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
+        environment.pop(name, None)
+    environment.update(env)
+    main, secondary = pty.openpty()
+    process = subprocess.Popen([minimt, *args], stdout=subprocess.PIPE, stderr=secondary,
+                               env=environment)
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    out = process.stdout.read()
+    process.wait(timeout=300)
+    return process.returncode, out.decode(), b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+# How each colour mode is asked for: the arguments, the environment, stderr on a terminal.
+MODE_RUNS = {
+    "plain": (["--color", "never"], {}, False),
+    "shading": ([], {"TERM": "xterm"}, True),
+    "256": (["--color", "always"], {"TERM": "xterm-256color"}, False),
+    "truecolor": (["--color", "always"], {"TERM": "xterm-256color", "COLORTERM": "truecolor"},
+                  False),
+}
+
+
+def drawn_on_stderr(minimt, args, mode):
+    flags, env, terminal = MODE_RUNS[mode]
+    if terminal:
+        return run_with_terminal_stderr(minimt, args + flags, env)
+    return run(minimt, args + flags, env)
+
+
+def drawn_weights(sentence, key, layer, head):
+    """The weights a heatmap of the dump's sentence must show: one head's, or (None) the
+    average over the heads."""
+    heads = sentence[key][layer]
+    if head is not None:
+        return [[terminal_picture.f32(w) for w in row] for row in heads[head]]
+    return terminal_picture.average(heads)
+
+
+def check_picture(text, sentence, key, layer, head, mode, what):
+    """The drawn heatmap read back, line by line and cell by cell, against the dump."""
+    causal = key == "decoder_self_attention"
+    rows = sentence["decoder_input_tokens"] if key != "encoder_self_attention" else sentence["source_tokens"]
+    cols = sentence["decoder_input_tokens"] if causal else sentence["source_tokens"]
+    row_labels = [terminal_picture.terminal_escape(t) for t in rows]
+    col_labels = [terminal_picture.terminal_escape(t) for t in cols]
+    check("\\n" not in text and "\\x1B" not in text and "\\t" not in text,
+          what + ": no escaped picture (a literal \\n or \\x1B)", text[:300])
+    picture = terminal_picture.Picture(text, row_labels, len(cols))
+    down = min(10, max(len(l) for l in col_labels))
+    check(len(picture.lines) == 4 + down + len(rows) + 1,
+          what + ": 4 heading lines, %d of column labels, %d rows (one per query), the legend"
+          % (down, len(rows)), "%d lines\n%s" % (len(picture.lines), text))
+    check(picture.columns == [terminal_picture.fit(l, 10) for l in col_labels],
+          what + ": the column labels are the keys' tokens, escaped", repr(picture.columns))
+    weights = drawn_weights(sentence, key, layer, head)
+    bad = []
+    for i, (label, cells, right) in enumerate(picture.rows):
+        if label != terminal_picture.fit(row_labels[i], 16):
+            bad.append("row %d label %r" % (i, label))
+        if cells is None or len(cells) != len(cols):
+            bad.append("row %d: %r cells, want %d" % (i, cells and len(cells), len(cols)))
+            continue
+        for j, cell in enumerate(cells):
+            want = terminal_picture.expected_cell(weights[i][j], mode, causal and j > i)
+            if cell != want:
+                bad.append("row %d col %d weight %.6f: %r, want %r" % (i, j, weights[i][j], cell, want))
+        if key != "encoder_self_attention":
+            want_right = "\u2192 %s %.2f" % (terminal_picture.terminal_escape(
+                sentence["output_tokens"][i]), math.exp(sentence["output_log_probs"][i]))
+            if right != want_right:
+                bad.append("row %d right label %r, want %r" % (i, right, want_right))
+    check(not bad and len(picture.rows) == len(rows),
+          what + ": every cell the colour its weight in the dump maps to, every label its token",
+          "\n".join(bad[:10]) + "\n" + text)
+
+
+def check_rendered(minimt, model, scratch):
+    """translate --show and score --show in each colour mode: the picture drawn (not escaped),
+    read back cell by cell against the dump the same run wrote."""
+    sentence = "The black cat sees the small dog."
+    dump = os.path.join(scratch, "shown.json")
+    for mode in terminal_picture.MODES:
+        for spec, key, layer, head in (("cross", "cross_attention", -1, None),
+                                       ("decoder:0:1", "decoder_self_attention", 0, 1),
+                                       ("encoder:-1:3", "encoder_self_attention", -1, 3)):
+            for command in (["translate", "-m", model, sentence],
+                            ["score", "-m", model, sentence, "Le chat noir voit le petit chien."]):
+                status, out, err = drawn_on_stderr(
+                    minimt, command + ["--show", spec, "--dump-attention", dump, "-q",
+                                       "--width", "200"], mode)
+                what = "%s --show %s, %s" % (command[0], spec, mode)
+                if not check(status == 0, what + ": runs", err):
+                    continue
+                with open(dump, encoding="utf-8") as f:
+                    dumped = json.load(f)["sentences"][0]
+                check_picture(err, dumped, key, layer, head, mode, what)
+
+
+def check_hostile_labels(minimt, model, plain_dump, scratch):
+    """Tokens holding ESC, a tab, a newline and a C1 control: escaped in the labels, while the
+    picture's own colour sequences stay intact (show of a dump; translate --show of a model
+    whose vocabulary spells its pieces so)."""
+    with open(plain_dump, encoding="utf-8") as f:
+        dump = json.load(f)
+    s = dump["sentences"][0]
+    s["source_tokens"][1] = "\x1b[2J\tx"
+    s["decoder_input_tokens"][2] = "\x1b]0;owned\x07"
+    s["output_tokens"][3] = "a\nb\u009b"
+    hostile = os.path.join(scratch, "hostile.json")
+    with open(hostile, "w", encoding="utf-8") as f:
+        json.dump(dump, f)
+    for mode in ("plain", "truecolor"):
+        flags, env, _ = MODE_RUNS[mode]
+        status, out, err = run(minimt, ["show", hostile, "--head", "2", "--width", "200"] + flags,
+                               env)
+        check(status == 0, "show of hostile tokens, %s: runs" % mode, err)
+        body = out.split("\n", 2)[2]  # after the line naming the model and a blank line
+        check(terminal_picture.SGR.sub("", body).count("\x1b") == 0 and "\t" not in body,
+              "show of hostile tokens, %s: no ESC but the picture's colours, no tab" % mode,
+              repr(body[:400]))
+        check_picture(body, s, "cross_attention", -1, 2, mode, "show of hostile tokens, " + mode)
+    # A model that writes such pieces itself.
+    renamed = renamed_pieces.model_with_pieces(
+        model, os.path.join(scratch, "hostile-model"),
+        {"\u2581chat": "\u2581ch\x1b[31mat\t", "\u2581noir": "\u2581no\x1b]0;x\x07ir"})
+    shown = os.path.join(scratch, "hostile-shown.json")
+    for mode in terminal_picture.MODES:
+        status, out, err = drawn_on_stderr(
+            minimt, ["translate", "-m", renamed, "--show", "cross", "--dump-attention", shown,
+                     "-q", "--width", "200", "The black cat sees the small dog."], mode)
+        with open(shown, encoding="utf-8") as f:
+            dumped = json.load(f)["sentences"][0]
+        check(status == 0 and "\u2581ch\x1b[31mat\t" in dumped["output_tokens"],
+              "translate --show, a model writing ESC and tab in a piece, %s: runs" % mode,
+              err + repr(dumped["output_tokens"]))
+        check_picture(err, dumped, "cross_attention", -1, None, mode,
+                      "translate --show of ESC and tab in a piece, " + mode)
+
+
+def check_negative_layers(minimt, model, scratch):
+    """show --layer -1 is the model's last layer, whichever layers the dump holds."""
+    dump = os.path.join(scratch, "layers.json")
+    status, _, err = run(minimt, ["translate", "-m", model, "--dump-attention", dump,
+                                  "--dump-layers", "-1,0", "--dump-types", "cross",
+                                  "The black cat sees the small dog."])
+    check(status == 0, "--dump-layers -1,0", err)
+    with open(dump, encoding="utf-8") as f:
+        dumped = json.load(f)
+    sentence = dumped["sentences"][0]
+    layers = dumped["selection"]["decoder_layers"]  # the writer's numbers: [2, 0]
+    check(layers == [2, 0], "the dump numbers its layers 2 and 0", repr(layers))
+    for args, number in ((["--layer", "-1"], 2), (["--layer", "-3"], 0), (["--layer", "2"], 2),
+                         (["--layer", "0"], 0), ([], 2)):
+        status, out, err = run(minimt, ["show", dump, "--head", "1", "--color", "never",
+                                        "--width", "200"] + args)
+        body = out.split("\n", 2)[2] if status == 0 else ""
+        what = "show --layer %s after --dump-layers -1,0" % (args[1] if args else "(default)")
+        check(status == 0 and body.startswith("Cross-attention") and
+              " \u00b7 layer %d \u00b7 " % number in body.splitlines()[0],
+              what + ": the model's layer %d" % number, out[:200] + err)
+        if status == 0:
+            check_picture(body, sentence, "cross_attention", layers.index(number), 1, "plain",
+                          what)
+    status, out, err = run(minimt, ["show", dump, "--layer", "-2"])
+    check(status == 1 and "layer -2 (the model's layer 1) is not in the dump (its cross layers: 2, 0)"
+          in err and out == "", "show --layer -2: the model's layer 1, which the dump left out", err)
+    status, out, err = run(minimt, ["show", dump, "--layer", "-4"])
+    check(status == 1 and "layer -4 does not exist (the model has 3 cross layers" in err,
+          "show --layer -4: past the model's first layer", err)
 
 
 def main():
@@ -264,6 +459,10 @@ def main():
     check(status == 1 and "No such file or directory" in err, "view of a missing file says why", err)
     status, _, err = run(minimt, ["show", scratch])
     check(status == 1 and "is a directory" in err, "show of a directory says why", err)
+
+    check_rendered(minimt, model, scratch)
+    check_hostile_labels(minimt, model, plain_dump, scratch)
+    check_negative_layers(minimt, model, scratch)
 
     shutil.rmtree(scratch)
     return tally.finish()

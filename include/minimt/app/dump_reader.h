@@ -18,6 +18,7 @@ namespace minimt {
 struct AttentionMatrices {
   std::string type;                       // "encoder", "decoder", "cross"; an extra's key
   std::vector<std::string> layer_labels;  // one per layer in the dump: "0", "2", or "-1"
+  int model_layers = 0;                   // the model's layers of this stack; 0: not known
   std::vector<int> heads;                 // head numbers, one per head in the dump
   int rows = 0, cols = 0;                 // queries, keys
   std::vector<float> values;              // [layers][heads][rows][cols]

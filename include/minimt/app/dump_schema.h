@@ -48,6 +48,10 @@ inline constexpr char kLayers[] = "layers";
 inline constexpr char kHeads[] = "heads";
 inline constexpr char kEncoderLayers[] = "encoder_layers";  // in "selection", with "layers"
 inline constexpr char kDecoderLayers[] = "decoder_layers";
+// In "selection", with "layers": the model's layers in each stack, so that a negative layer
+// read later counts from the model's last layer, not from the last layer the dump holds.
+inline constexpr char kEncoderDepth[] = "encoder_depth";
+inline constexpr char kDecoderDepth[] = "decoder_depth";
 inline constexpr char kSentences[] = "sentences";
 inline constexpr char kMaskedHeads[] = "masked_heads";  // optional: "cross:2:1,..." (--mask-heads)
 inline constexpr char kNotes[] = "notes";    // optional: what the numbers mean for this model

@@ -20,6 +20,9 @@ class ProgressBar {
   // Shows the bar (again, if clear() erased it); its numbers change at most 10 times a second.
   void update(long long done);
   void message(const std::string& line);  // one line on stderr, above the bar, made visible
+  // Lines minimt drew (a heatmap), above the bar as drawn: its colours are meant for the
+  // terminal, and the text in it (tokens) was made visible when it was drawn.
+  void drawing(const std::string& lines);
   void clear();  // erases the bar, e.g. before output to the same terminal; update() restores it
 
  private:

@@ -7,6 +7,7 @@
 // its answer.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -28,6 +29,23 @@ struct QueueOptions {
   int max_batch = 16;           // lines translated together (translate -i's --batch-size)
   double max_wait_ms = 5;       // how long a batch that is not full waits for more lines
   long long max_queued = 4096;  // lines waiting, beyond which submit refuses a request
+  // What a request's answer may hold, counted as it is made (each recorded attention number at
+  // kHeldBytesPerNumber, the records' text twice: in the records and the dump): past it the
+  // request fails with AnswerTooLarge, before its records are written out whole. The requests
+  // at work may hold kHeldRequests times as much together; past that one fails with
+  // QueueRefusal (busy: try again).
+  size_t max_answer_bytes = size_t{64} << 20;
+};
+
+// Bytes an answer holds per recorded attention number: 4 as a float, at most 20 as JSON text
+// (shortest round trip, a comma; the causal mask's nulls beside decoder rows).
+inline constexpr size_t kHeldBytesPerNumber = 24;
+inline constexpr size_t kHeldRequests = 4;
+
+// A request whose answer grew past QueueOptions::max_answer_bytes.
+class AnswerTooLarge : public Error {
+ public:
+  using Error::Error;
 };
 
 // What a request gets back: one record per line, in order, numbered from 1 within the request
@@ -69,6 +87,7 @@ class ServingQueue {
   // Refuses new requests from now on; the queued ones are still answered.
   void close();
   long long queued_lines() const;
+  const QueueOptions& options() const { return options_; }
 
   // The front end's clients that may submit (a server's open connections, each with at most one
   // request unanswered). Once told, the queue starts a batch without waiting whenever every
@@ -85,7 +104,9 @@ class ServingQueue {
   bool every_client_waits() const;         // under mutex_
   void answered();                         // one request fewer unanswered
   void enqueue(std::shared_ptr<Job> job);  // submit's part after the job is made
-  static void deliver(Job& job);           // to its `ready`, once its promise is kept
+  void deliver(Job& job);                  // to its `ready`, once its promise is kept
+  // Counts `bytes` more held by `job`: throws AnswerTooLarge or QueueRefusal past the limits.
+  void hold(Job& job, size_t bytes);
 
   const QueueOptions options_;
   mutable std::mutex mutex_;
@@ -94,6 +115,7 @@ class ServingQueue {
   long long queued_ = 0;                   // lines not yet taken
   long long unanswered_ = 0;               // requests submitted and not yet answered
   long long clients_ = -1;                 // add_client() less remove_client(); -1: never told
+  std::atomic<size_t> held_bytes_{0};      // what the requests at work hold (max_answer_bytes)
   bool closed_ = false;
   std::vector<std::thread> workers_;
 };

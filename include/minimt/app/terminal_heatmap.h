@@ -33,8 +33,8 @@ struct TerminalStyle {
 // Which heatmap of a sentence: an attention type, a layer and a head or the average.
 struct HeatmapChoice {
   std::string type = "cross";
-  // A layer number as the dump labels it; a negative one not labelled so counts from the end
-  // of the layers the dump holds. Unset: the last of them.
+  // A layer's number; a negative one counts from the model's last layer (-1 the last), as on
+  // every command, whichever layers the dump holds. Unset: the deepest layer in the dump.
   std::optional<int> layer;
   std::optional<int> head;  // unset: the average over the heads that are not masked
 };

@@ -98,7 +98,7 @@ def check_model_type(config, path):
         raise ConversionError(path, "key 'model_type' is %r; only \"marian\" (MarianMTModel) "
                                     "is converted" % model_type)
     architectures = config.get("architectures") or ["MarianMTModel"]
-    if "MarianMTModel" not in architectures:
+    if not isinstance(architectures, list) or "MarianMTModel" not in architectures:
         raise ConversionError(path, "key 'architectures' is %r; only MarianMTModel (the "
                                     "encoder-decoder translator) is converted" % architectures)
 

@@ -206,6 +206,7 @@ void AttentionDumpWriter::add(const Translation& t) {
   write_tokens(schema::kSourceTokens, source_pieces);
   write_tokens(schema::kDecoderInputTokens, input_pieces);
   write_tokens(schema::kOutputTokens, output_pieces);
+  if (t.given_tokens > 0) out_ << ',' << key(schema::kGivenTokens) << t.given_tokens;
   write_probabilities(t);
 
   const AttentionRecord empty;

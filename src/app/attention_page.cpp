@@ -37,8 +37,8 @@ std::vector<const DumpSentence*> chosen_sentences(const AttentionDump& dump,
   return shown;
 }
 
-// The extras are single floats, keeping every bit, so that the page's softmax of the scores
-// gives the weights the dump holds (halves would move it in the third digit).
+// Every number of the page is a single float, keeping every bit: the page prints the dump's own
+// values, and its softmax of the scores gives the weights the dump holds.
 std::string encode_floats(const std::vector<float>& values) {
   std::vector<unsigned char> bytes;
   bytes.reserve(values.size() * 4);
@@ -80,6 +80,7 @@ json sentence_texts(const DumpSentence& s) {
           {"source_tokens", s.source_tokens},
           {"decoder_input_tokens", s.decoder_input_tokens},
           {"output_tokens", s.output_tokens},
+          {"given_tokens", s.given_tokens},
           {"attention", json::object()}};
 }
 
@@ -129,17 +130,17 @@ namespace {
 
 using nlohmann::json;
 
-// The weights as the page's script reads them (matrices() in data.js): for a causal type only the
-// lower triangle, since the rest is masked; the heads --mask-heads switched off ("masked").
-// `single`: the values as single floats ("f"), not halves ("w").
-json packed_weights(const AttentionMatrices& m, bool lower, bool single = false) {
-  const std::vector<float> kept = page_data::kept_values(m, lower);
+// The weights as the page's script reads them (matrices() in data.js): single floats, every bit
+// of the dump's (the page prints them and recomputes the softmax beside them); for a causal type
+// only the lower triangle, since the rest is masked; the heads --ablate-heads switched off
+// ("masked", the dump's word).
+json packed_weights(const AttentionMatrices& m, bool lower) {
   json out = {{"layers", m.layer_labels},
               {"heads", m.heads},
               {"rows", m.rows},
               {"cols", m.cols},
               {"lower", lower},
-              {single ? "f" : "w", single ? page_data::encode_floats(kept) : encode_weights(kept)}};
+              {"f", page_data::encode_floats(page_data::kept_values(m, lower))}};
   if (!m.masked.empty()) out["masked"] = page_data::masked_heads(m);
   return out;
 }
@@ -152,7 +153,7 @@ json packed_rollout(const DumpRollout& r) {
           {"cols", r.cols},
           {"lower", false},
           {"rollout", true},
-          {"w", encode_weights(r.values)}};
+          {"f", page_data::encode_floats(r.values)}};
 }
 
 const DumpRollout& rollout_of(const DumpSentence& s, const std::string& type) {
@@ -182,7 +183,7 @@ json packed_extras(const DumpSentence& s) {
     const bool causal_scores =
         key == dump_schema::extra_key(*dump_schema::find_attention_type("decoder"),
                                       dump_schema::kScoresSuffix);
-    out[key] = packed_weights(m, causal_scores, true);
+    out[key] = packed_weights(m, causal_scores);
   }
   return out;
 }

@@ -6,6 +6,8 @@
 #include <map>
 
 #include "app/colour_scales.h"
+#include "app/output_column.h"
+#include "app/view_numbers.h"
 #include "app/view_text.h"
 #include "minimt/app/attention_view.h"
 #include "minimt/base/error.h"
@@ -62,8 +64,9 @@ struct Figure {
   // Right of decoder rows: the pieces predicted, with their probabilities when the dump has them.
   std::vector<std::string> right;
   std::vector<std::string> right_titles;  // per row, its hover text ("" for none)
+  std::string right_heading;              // above them: predicted or given (output_column.h)
   bool causal;
-  std::vector<std::string> head_notes;  // [layer][head]: " (masked)" or ""
+  std::vector<std::string> head_notes;  // [layer][head]: " (ablated)" or ""
   float scale = 0;                      // > 0: signed values (B - A) on the diverging scale
   std::string runs;                     // what B and A are, for a difference
 };
@@ -81,9 +84,10 @@ std::string level_colour(const Figure& f, int level) {
 }
 
 // "→ ▁chat 0.94" right of each decoder row, as the page labels it (2 decimals), and the
-// probability to 4 decimals as its hover text; the pieces alone without log-probabilities. With
-// a second run's (`other`, A of a difference): "→ ▁chat A 0.94 B 0.41", "p(▁chat): A 0.9412,
-// B 0.4105"; the pieces alone unless both runs have them.
+// probability to 4 decimals and the dumped log-probability as its hover text; the pieces alone
+// without log-probabilities. With a second run's (`other`, A of a difference): "→ ▁chat A 0.94
+// B 0.41", "p(▁chat): A 0.9412, B 0.4105"; the pieces alone unless both runs have them. A
+// probability that is not 0 never prints as 0 (view_numbers.h).
 void label_predictions(Figure& f, const std::vector<std::string>& pieces,
                        const std::vector<float>& log_probs,
                        const std::vector<float>* other = nullptr) {
@@ -94,20 +98,34 @@ void label_predictions(Figure& f, const std::vector<std::string>& pieces,
     if (any && i < log_probs.size()) {
       const double p = std::exp(static_cast<double>(log_probs[i]));
       const double q = two ? std::exp(static_cast<double>((*other)[i])) : 0;
-      char text[64];
-      if (two)
-        std::snprintf(text, sizeof text, " A %.2f B %.2f", q, p);
-      else
-        std::snprintf(text, sizeof text, " %.2f", p);
-      label += text;
-      if (two)
-        std::snprintf(text, sizeof text, "): A %.4f, B %.4f", q, p);
-      else
-        std::snprintf(text, sizeof text, ") = %.4f", p);
-      title = "p(" + pieces[i] + text;
+      if (two) {
+        label += " A " + view::fixed_nonzero(q, 2) + " B " + view::fixed_nonzero(p, 2);
+        title = "p(" + pieces[i] + "): A " + view::fixed_nonzero(q, 4) + ", B " +
+                view::fixed_nonzero(p, 4);
+      } else {
+        label += " " + view::fixed_nonzero(p, 2);
+        title = "p(" + pieces[i] + ") = " + view::fixed_nonzero(p, 4) + " (log-probability " +
+                view::float_text(log_probs[i]) + ")";
+      }
     }
     f.right.push_back(label);
     f.right_titles.push_back(title);
+  }
+}
+
+// For one run: each given piece (score's target, a prefix) said so, and where the model's own
+// most likely piece differs, that piece and its probability ("→ ▁une 0.0012 · model: ▁étudiant
+// 0.84").
+void label_given(Figure& f, const DumpSentence& s) {
+  for (size_t i = 0; i < f.right.size(); ++i) {
+    if (!view::output_given(s, i)) continue;
+    std::string& title = f.right_titles[i];
+    title = "given " + (title.empty() ? s.output_tokens[i] : title);
+    if (const auto* best = view::model_choice(s, i)) {
+      f.right[i] += " \u00b7 model: " + best->first + " " + view::fixed_nonzero(best->second, 2);
+      title +=
+          "; the model's most likely: " + best->first + " " + view::fixed_nonzero(best->second, 4);
+    }
   }
 }
 
@@ -120,7 +138,8 @@ Layout layout_of(const Figure& f) {
   };
   at.left = widest(f.rows, "") + 6;
   at.top = widest(f.cols, "") + 6;
-  const double right_width = f.right.empty() ? 0 : widest(f.right, "") + 8;
+  const double right_width =
+      f.right.empty() ? 0 : std::max(widest(f.right, ""), widest({f.right_heading}, "")) + 8;
   at.map_w = at.left + f.m.cols * at.cell + right_width;
   at.map_h = at.caption + at.top + f.m.rows * at.cell;
   return at;
@@ -229,6 +248,10 @@ void write_heatmap(std::ostream& out, const Figure& f, const Layout& at, int l, 
   out << "<rect x=\"" << number(gx - 0.5) << "\" y=\"" << number(gy - 0.5) << "\" width=\""
       << number(m.cols * cell + 1) << "\" height=\"" << number(m.rows * cell + 1)
       << "\" fill=\"none\" stroke=\"#9aa1ab\"/>\n";
+  if (!f.right.empty())  // what the pieces on the right are: predicted or given
+    out << "<text x=\"" << number(gx + m.cols * cell + 4) << "\" y=\"" << number(gy - 4)
+        << "\" fill=\"#7a5a00\" font-style=\"italic\" class=\"output-column\">" << f.right_heading
+        << "</text>";
   for (int i = 0; i < m.rows; ++i) {
     out << "<text x=\"" << number(gx - 4) << "\" y=\"" << number(gy + i * cell + cell / 2 + 3.5)
         << "\" text-anchor=\"end\">" << view::html_escape(f.rows[i]) << "</text>";
@@ -247,19 +270,20 @@ void write_heatmap(std::ostream& out, const Figure& f, const Layout& at, int l, 
   out << "</g>\n";
 }
 
-// Each head's note in its caption: where --mask-heads switched it off.
-std::vector<std::string> masked_notes(const AttentionMatrices* a, const AttentionMatrices& b) {
+// Each head's note in its caption: where --ablate-heads switched it off (ablated: its weights
+// set to 0 after the softmax; "masked" is the causal mask's word).
+std::vector<std::string> ablated_notes(const AttentionMatrices* a, const AttentionMatrices& b) {
   std::vector<std::string> notes;
   for (int l = 0; l < b.layers(); ++l)
     for (size_t h = 0; h < b.heads.size(); ++h) {
       const bool in_b = b.is_masked(l, static_cast<int>(h));
       const bool in_a = a && a->is_masked(l, static_cast<int>(h));
       if (!a)
-        notes.push_back(in_b ? " (masked)" : "");
+        notes.push_back(in_b ? " (ablated)" : "");
       else
-        notes.push_back(in_a && in_b ? " (masked in A and B)"
-                        : in_a       ? " (masked in A)"
-                        : in_b       ? " (masked in B)"
+        notes.push_back(in_a && in_b ? " (ablated in A and B)"
+                        : in_a       ? " (ablated in A)"
+                        : in_b       ? " (ablated in B)"
                                      : "");
     }
   return notes;
@@ -282,13 +306,24 @@ void write_attention_svg(const DumpSentence& sentence, const std::string& type, 
   if (!m || m->layers() == 0 || m->heads.empty())
     throw Error("sentence " + std::to_string(sentence.number) + " has no " + text.heading +
                 " in the dump");
-  Figure f{
-      sentence, *m, sentence.tokens(axes.rows), sentence.tokens(axes.cols), {}, {}, axes.causal, {},
-      0,        ""};
+  Figure f{sentence,
+           *m,
+           sentence.tokens(axes.rows),
+           sentence.tokens(axes.cols),
+           {},
+           {},
+           "",
+           axes.causal,
+           {},
+           0,
+           ""};
   // Rows of decoder inputs show, on the right, the piece each one predicted and how surely.
-  if (axes.rows == dump_schema::Axis::kDecoderInput)
+  if (axes.rows == dump_schema::Axis::kDecoderInput) {
     label_predictions(f, sentence.output_tokens, sentence.output_log_probs);
-  f.head_notes = masked_notes(nullptr, *m);
+    label_given(f, sentence);
+    f.right_heading = view::output_column_name(sentence);
+  }
+  f.head_notes = ablated_notes(nullptr, *m);
   write_figure(out, f, text.heading);
 }
 
@@ -306,10 +341,13 @@ void write_difference_svg(const DumpSentence& a, const DumpSentence& b, const st
   if (d.change.layers() == 0)
     throw Error("sentence " + std::to_string(b.number) + ": " + a_name + " and " + b_name +
                 " share no head of " + text.heading);
-  Figure f{b, d.change, b.tokens(axes.rows), b.tokens(axes.cols), {}, {}, axes.causal, {}, 0, ""};
-  if (axes.rows == dump_schema::Axis::kDecoderInput)
+  Figure f{b, d.change, b.tokens(axes.rows), b.tokens(axes.cols), {}, {}, "", axes.causal, {},
+           0, ""};
+  if (axes.rows == dump_schema::Axis::kDecoderInput) {
     label_predictions(f, b.output_tokens, b.output_log_probs, &a.output_log_probs);
-  f.head_notes = masked_notes(&d.a, d.b);
+    f.right_heading = view::output_column_name(b);
+  }
+  f.head_notes = ablated_notes(&d.a, d.b);
   // A scale of 0 (the runs agree): every cell white, the legend still from -1 to 1.
   f.scale = scale > 0 ? scale : 1;
   f.runs = "B = " + b_name + ", A = " + a_name;

@@ -117,6 +117,11 @@ void read_output_probabilities(const json& entry, DumpSentence& s, const std::st
       throw Error(where + ": " + key + " is not a list of one entry per output token");
     return &*it;
   };
+  if (auto given = entry.find(schema::kGivenTokens); given != entry.end()) {
+    if (!given->is_number_unsigned() || given->get<size_t>() > count)
+      throw Error(where + ": " + schema::kGivenTokens + " is not a count of output tokens");
+    s.given_tokens = given->get<int>();
+  }
   if (const json* values = list(schema::kOutputLogProbs))
     for (size_t i = 0; i < count; ++i)
       s.output_log_probs.push_back(probability_number(

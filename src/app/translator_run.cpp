@@ -81,6 +81,7 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
     Translation& result = results[job.index];
     if (job.given) {
       result.output_ids = job.target_ids;
+      result.given_tokens = static_cast<int>(job.target_ids.size());
       result.text = scoring ? result.target : "";
       result.finished =
           scoring || (!job.target_ids.empty() && job.target_ids.back() == c.special.eos);
@@ -104,6 +105,8 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
       Translation& result = results[jobs[searched[i]].index];
       const auto& list = hypotheses[i];
       fill(result, list.empty() ? Hypothesis{} : list.front(), options);
+      result.given_tokens =
+          static_cast<int>(std::min(jobs[searched[i]].prefix_ids.size(), result.output_ids.size()));
       if (options.n_best <= 1 && !options.keep_n_best) continue;
       for (const Hypothesis& hypothesis : list) {
         Translation entry;

@@ -6,7 +6,7 @@ probabilities, and why minimt view cannot read a dump.
 
 On the shipped model, a dump of translate --mask-heads (an encoder head, two cross heads, every
 head of the decoder's layer 1):
-  - the page in headless Chromium: each masked head's caption says "(masked)" in words, every
+  - the page in headless Chromium: each ablated head's caption says "(ablated)" in words, every
     other head's does not; each average's caption names the heads it is over and the masked
     ones left out (all of them masked: said so); a pinned cell of an average reads the mean
     over the heads not masked, computed here from the dump (not the mean over all heads, which
@@ -55,9 +55,9 @@ def average_caption(kind, layer, masked):
     kept = [h for h in range(HEADS) if h not in off] or off
     text = "average of head%s %s" % ("" if len(kept) == 1 else "s", ", ".join(map(str, kept)))
     if len(off) == HEADS:
-        return text + " (all masked, every weight 0)"
+        return text + " (all ablated, every weight 0)"
     if off:
-        text += " (head%s %s masked, left out)" % ("" if len(off) == 1 else "s", ", ".join(map(str, off)))
+        text += " (head%s %s ablated, left out)" % ("" if len(off) == 1 else "s", ", ".join(map(str, off)))
     return text
 
 
@@ -76,7 +76,7 @@ def page_check(browser, minimt, scratch, dump, document, masked):
             want = "layer %d \u00b7 %s" % (layer, average_caption(kind, layer, masked))
         else:
             off = (kind, layer, int(head)) in masked
-            want = "layer %d \u00b7 head %s%s" % (layer, head, " (masked)" if off else "")
+            want = "layer %d \u00b7 head %s%s" % (layer, head, " (ablated)" if off else "")
             check(bool(marked) == off, "%s layer %d head %s: the figure is marked masked: %s" %
                   (kind, layer, head, off))
         check(caption == want, "page caption %r" % want, repr(caption))
@@ -104,7 +104,7 @@ def svg_check(scratch, document, masked):
         root = ElementTree.parse(path).getroot()
         texts = ["".join(e.itertext()) for e in root.iter(SVG + "text")]
         captions = [t for t in texts if re.match(r"layer \d \u00b7 head \d", t)]
-        want = ["layer %d \u00b7 head %d%s" % (l, h, " (masked)" if (kind, l, h) in masked else "")
+        want = ["layer %d \u00b7 head %d%s" % (l, h, " (ablated)" if (kind, l, h) in masked else "")
                 for l in range(3) for h in range(HEADS)]
         check(captions == want, "%s SVG: the masked heads' captions say so, the others' not" % kind,
               "%r\nwant %r" % (captions, want))
@@ -123,7 +123,10 @@ def svg_check(scratch, document, masked):
             check(e.text == "\u2192 %s %.2f" % (piece, p),
                   "%s SVG, row %d: the label shows the dump's probability" % (kind, row),
                   "%r, want %r" % (e.text, "\u2192 %s %.2f" % (piece, p)))
-            check(title is not None and title.text == "p(%s) = %.4f" % (piece, p),
+            # then the dump's log-probability, exactly: "p(▁chat) = 0.9312 (log-probability -0.0712)"
+            want = "p(%s) = %.4f (log-probability " % (piece, p)
+            check(title is not None and title.text.startswith(want) and
+                  float(title.text[len(want):-1]) == s["output_log_probs"][row],
                   "%s SVG, row %d: the hover text p(%s) = %.4f" % (kind, row, piece, p),
                   repr(title is not None and title.text))
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "minimt/app/attention_view.h"
+#include "minimt/base/base64.h"
 #include "minimt/base/error.h"
 #include "minimt/base/from_end.h"
 #include "minimt/base/json_writer.h"
@@ -102,6 +103,18 @@ json page_data(const std::string& page) {
   size_t end = page.find("</script>", begin);
   REQUIRE(end != std::string::npos);
   return json::parse(page.substr(begin, end - begin));
+}
+
+// The page's weights: base64 of little-endian single floats (data.js: decodeFloats).
+std::vector<float> single_floats(const json& packed) {
+  const std::vector<unsigned char> bytes = base64_decode(packed.get<std::string>());
+  std::vector<float> out(bytes.size() / 4);
+  for (size_t k = 0; k < out.size(); ++k) {
+    uint32_t bits = 0;
+    for (int b = 0; b < 4; ++b) bits |= static_cast<uint32_t>(bytes[4 * k + b]) << (8 * b);
+    std::memcpy(&out[k], &bits, 4);
+  }
+  return out;
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -198,14 +211,14 @@ TEST_CASE("the page embeds the tokens and every weight", "[view]") {
     CHECK(m["cols"] == cols[type]);
     const bool lower = type == 1;
     CHECK(m["lower"] == lower);
-    std::vector<float> w = decode_weights(m["w"].get<std::string>());
+    std::vector<float> w = single_floats(m["f"]);  // the dump's floats, every bit
     size_t k = 0;
     for (int l = 0; l < 2; ++l)
       for (int h = 0; h < 3; ++h)
         for (int i = 0; i < rows[type]; ++i)
           for (int j = 0; j < (lower ? i + 1 : cols[type]); ++j) {
             REQUIRE(k < w.size());
-            CHECK(w[k++] == Approx(weight(type, l, h, i, j)).epsilon(1e-3));
+            CHECK(w[k++] == static_cast<float>(weight(type, l, h, i, j)));
           }
     CHECK(k == w.size());  // the decoder keeps only the lower triangle: the rest is masked
   }
@@ -226,9 +239,9 @@ TEST_CASE("a dump with only some types, layers and heads", "[view]") {
   const json& m = data["sentences"][0]["attention"]["cross"];
   CHECK(m["layers"] == json({"-1"}));
   CHECK(m["heads"] == json({1}));
-  std::vector<float> w = decode_weights(m["w"].get<std::string>());
+  std::vector<float> w = single_floats(m["f"]);
   REQUIRE(w.size() == 16);
-  CHECK(w[5] == Approx(weight(2, 1, 1, 1, 1)).epsilon(1e-3));  // layer -1 is layer 1 here
+  CHECK(w[5] == static_cast<float>(weight(2, 1, 1, 1, 1)));  // layer -1 is layer 1 here
 }
 
 TEST_CASE("dump_layer_labels undoes the writer's selection", "[view]") {

@@ -54,6 +54,7 @@ struct DumpSentence {
   std::string error;  // not empty: the sentence failed and has no matrices
   std::vector<std::string> source_tokens, decoder_input_tokens, output_tokens;
   std::vector<float> output_log_probs;  // one per output token, or none (older dumps)
+  int given_tokens = 0;  // the first output tokens given (score's target, a prefix), not predicted
   // Per output token, or none: the most likely tokens there and their probabilities.
   std::vector<std::vector<std::pair<std::string, float>>> alternatives;
   std::vector<AttentionMatrices>

@@ -63,6 +63,9 @@ inline constexpr char kDecoderInputTokens[] = "decoder_input_tokens";
 inline constexpr char kOutputTokens[] = "output_tokens";
 inline constexpr char kOutputLogProbs[] = "output_log_probs";
 inline constexpr char kAlternatives[] = "alternatives";
+// Optional: how many output tokens, from the first, were given (score's target, a prefix)
+// rather than predicted; absent: none.
+inline constexpr char kGivenTokens[] = "given_tokens";
 inline constexpr char kToken[] = "token";  // in each alternative
 inline constexpr char kProbability[] = "probability";
 inline constexpr char kEncoderRollout[] = "encoder_rollout";  // optional, [S][S]

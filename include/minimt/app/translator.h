@@ -55,6 +55,9 @@ struct Translation {
   std::vector<std::string> unknown;  // words of the source with a part read as <unk>: distinct,
                                      // as typed, the first 100
   std::vector<std::string> target_unknown;  // the same for the target that is scored
+  // How many output ids, from the first, were given rather than chosen by the model: all of a
+  // scored target (teacher forcing), else the forced start (a prefix, a forced first token).
+  int given_tokens = 0;
   std::vector<std::vector<TokenProbability>> alternatives;  // per output id, with alternatives
   // With logit_lens: [decoder layer][output position], the most likely tokens there.
   std::vector<std::vector<std::vector<TokenProbability>>> layer_predictions;

@@ -10,26 +10,8 @@ page.data = (function () {
   var KINDS = {};
   DATA.kinds.forEach(function (k) { KINDS[k.type] = k; });
 
-  // ---- weights: base64 of little-endian IEEE half floats (encode_weights in half_float.cpp) ----
-  var HALF = null;
-  function halfTable() {
-    if (HALF) return HALF;
-    HALF = new Float32Array(65536);
-    for (var h = 0; h < 65536; h++) {
-      var sign = (h & 0x8000) ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
-      HALF[h] = e === 0 ? sign * m * Math.pow(2, -24)
-              : e === 31 ? (m ? NaN : sign * Infinity)
-              : sign * (1 + m / 1024) * Math.pow(2, e - 15);
-    }
-    return HALF;
-  }
-  function decode(b64) {
-    var bin = atob(b64), n = bin.length >> 1, out = new Float32Array(n), table = halfTable();
-    for (var i = 0; i < n; i++)
-      out[i] = table[bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8)];
-    return out;
-  }
-  // Base64 of little-endian IEEE single floats (the extras: encode_floats in attention_page.cpp).
+  // Base64 of little-endian IEEE single floats (encode_floats in attention_page.cpp): the weights
+  // and the extras, every bit of the dump's values.
   function decodeFloats(b64) {
     var bin = atob(b64), view = new DataView(new ArrayBuffer(bin.length));
     for (var i = 0; i < bin.length; i++) view.setUint8(i, bin.charCodeAt(i));
@@ -71,7 +53,7 @@ page.data = (function () {
   function unpacked(m, type, above) {
     if (!m) return null;
     if (!m.full) {
-      m.full = spread(m, m.f ? decodeFloats(m.f) : decode(m.w), type, above);
+      m.full = spread(m, decodeFloats(m.f), type, above);
       if (m.difference)
         m.runs = { a: spread(m, decodeFloats(m.a), type, above), b: spread(m, decodeFloats(m.b), type, above) };
       m.averages = [];
@@ -133,22 +115,23 @@ page.data = (function () {
 
   // Head numbers as text: "0, 1, 3".
   function numbers(list) { return list.join(', '); }
-  // What a heatmap shows in words, as minimt show's titles say it: "head 2", "head 2 (masked)",
-  // "average of heads 0, 1, 3 (head 2 masked, left out)"; for a difference, where each head
-  // was masked, and the heads each run's average is over when they differ.
+  // What a heatmap shows in words, as minimt show's titles say it: "head 2", "head 2 (ablated)",
+  // "average of heads 0, 1, 3 (head 2 ablated, left out)"; for a difference, where each head
+  // was ablated (--ablate-heads; "masked" is the causal mask's word), and the heads each run's
+  // average is over when they differ.
   function headText(m, layer, head) {
     if (head !== 'avg') {
       var text = 'head ' + m.heads[head];
-      if (!m.difference) return text + (isMasked(m, layer, head) ? ' (masked)' : '');
+      if (!m.difference) return text + (isMasked(m, layer, head) ? ' (ablated)' : '');
       var inA = isMasked(m, layer, head, 'a'), inB = isMasked(m, layer, head, 'b');
-      return text + (inA && inB ? ' (masked in A and B)' : inA ? ' (masked in A)' : inB ? ' (masked in B)' : '');
+      return text + (inA && inB ? ' (ablated in A and B)' : inA ? ' (ablated in A)' : inB ? ' (ablated in B)' : '');
     }
     function average(run) {
       var kept = averagedHeads(m, layer, run).map(function (h) { return m.heads[h]; });
       var masked = maskedHeads(m, layer, run);
       var out = 'head' + (kept.length === 1 ? ' ' : 's ') + numbers(kept);
-      if (masked.length === m.heads.length) return out + ' (all masked, every weight 0)';
-      if (masked.length) out += ' (head' + (masked.length === 1 ? ' ' : 's ') + numbers(masked) + ' masked, left out)';
+      if (masked.length === m.heads.length) return out + ' (all ablated, every weight 0)';
+      if (masked.length) out += ' (head' + (masked.length === 1 ? ' ' : 's ') + numbers(masked) + ' ablated, left out)';
       return out;
     }
     if (!m.difference) return 'average of ' + average();
@@ -167,7 +150,7 @@ page.data = (function () {
         { a: sentence.run_log_probs.a.map(Math.exp), b: sentence.run_log_probs.b.map(Math.exp) } : null;
     return { rows: sentence[k.rows], cols: sentence[k.cols], right: k.right ? sentence[k.right] : null,
              rightProbs: probs, rightRuns: runs, alternatives: alternatives, rowName: 'query',
-             colName: 'key' };
+             colName: 'key', given: k.right ? sentence.given_tokens || 0 : 0 };
   }
 
   return { all: DATA, sentences: DATA.sentences, kinds: DATA.kinds, kind: KINDS,

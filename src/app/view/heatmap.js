@@ -63,6 +63,8 @@ page.heatmap = (function () {
         rightText.forEach(function (t, i) {
           ctx.fillText('\u2192 ' + t, left + cols * cell + 4, top + (i + 0.5) * cell);
         });
+        ctx.textBaseline = 'alphabetic';  // above the column: predicted or given (labels.js)
+        ctx.fillText(box.rightName, left + cols * cell + 4, top - 4);
         ctx.fillStyle = '#1d2330';
       }
       ctx.save();

@@ -4,15 +4,17 @@
 // token and its probability, coloured by it; bold where it is the token the model output; its
 // title lists the K tokens the dump kept.
 page.lens = (function () {
-  var el = page.dom.el, shown = page.labels.shown, colours = page.colours;
+  var el = page.dom.el, shown = page.labels.shown, colours = page.colours, nonzero = page.numbers.nonzero;
 
   function cell(list, output) {
     if (!list.length) return el('td');
     var best = list[0], p = best[1];
     return el('td', { class: best[0] === output ? 'output' : null,
                       style: 'background:' + colours.css(colours.sequential(p)) + ';color:' + (p > 0.5 ? '#fff' : '#1d2330'),
-                      title: list.map(function (x) { return shown(x[0]) + ' ' + x[1].toFixed(4); }).join('\n') },
-              [shown(best[0]), el('br'), p.toFixed(3)]);
+                      title: list.map(function (x) {
+                        return shown(x[0]) + ' ' + nonzero(x[1], 4) + ' (float32 ' + page.numbers.float32(x[1]) + ')';
+                      }).join('\n') },
+              [shown(best[0]), el('br'), nonzero(p, 3)]);
   }
 
   // The lens section of sentence `s`, or null when the dump has no lens.
@@ -33,6 +35,13 @@ page.lens = (function () {
                                   'output). Each cell: the most likely token had the output layer read this ' +
                                   'layer\u2019s output, and its probability; bold where it is the token output. ' +
                                   'Hover for the others kept.']),
+      // Why layer 0 seems to know the answer, or to repeat its input: not what it computes.
+      el('p', { class: 'note lens-copy' }, ['Layer 0 often \u201cpredicts\u201d the very token it reads ' +
+                                            '(<s> included): its output is still close to that token\u2019s ' +
+                                            'embedding, and when the output layer shares the embedding matrix ' +
+                                            '(tied embeddings) the nearest output token is the input itself. ' +
+                                            'A copy, not a prediction: read the later layers for what the ' +
+                                            'model builds.']),
       el('div', { class: 'lens-table' }, [el('table', {}, [el('tr', {}, head)].concat(rows))])]);
   }
 

@@ -63,12 +63,41 @@ page.numbers = (function () {
     return (x < 0 ? '-' : '') + text;
   }
 
-  // An attention weight in the tooltip and the header: 4 significant digits.
-  function weight(w) {
-    if (w === 0) return '0';
-    if (w >= 0.001) return w.toFixed(Math.max(3, 3 - Math.floor(Math.log10(w))));
-    return w.toExponential(3);
+  // `digits` significant digits (fixed notation from 0.001 up, else d.ddde-N): a value that is
+  // not 0 never reads as 0.
+  function significant(x, digits) {
+    if (typeof x === 'string' || !isFinite(x)) return nonFinite(x, false);
+    if (x === 0) return '0';
+    var a = Math.abs(x);
+    if (a >= 0.001) return fixed(x, Math.max(digits - 1, digits - 1 - Math.floor(Math.log10(a))));
+    return x.toExponential(digits - 1);
   }
 
-  return { value: value, fixed: fixed, general: general, weight: weight };
+  // An attention weight in the tooltip and the header: 4 significant digits.
+  function weight(w) { return significant(w, 4); }
+
+  // fixed(x, decimals), unless x is not 0 and that reads 0: then x's own two digits (%.2g).
+  function nonzero(x, decimals) {
+    var text = fixed(x, decimals);
+    return x !== 0 && isFinite(x) && +text === 0 ? general(x, 2) : text;
+  }
+
+  // The shortest decimal that reads back as the same single float: the digits the dump holds
+  // (std::to_chars), the value the page computes with.
+  function float32(x) {
+    if (typeof x === 'string' || !isFinite(x)) return nonFinite(x, false);
+    var f = Math.fround(x);
+    for (var p = 1; p < 9; p++) if (Math.fround(+f.toPrecision(p)) === f) return String(+f.toPrecision(p));
+    return String(+f.toPrecision(9));
+  }
+
+  // The most significant digits (up to `digits`) at which a recomputed value and the dump's
+  // read the same, so that the two never print differently from a rounding of float error.
+  function agreeing(recomputed, dumped, digits) {
+    for (var d = digits; d > 1; d--) if (significant(recomputed, d) === significant(dumped, d)) return d;
+    return 1;
+  }
+
+  return { value: value, fixed: fixed, general: general, weight: weight, significant: significant,
+           nonzero: nonzero, float32: float32, agreeing: agreeing };
 }());

@@ -1,9 +1,9 @@
 // The panel of a pinned cell's row (reading.js pins it): how that row's weights came to be, from
 // the extras the dump holds. The softmax (--dump-scores): each key's score, minus the row's
-// largest, its exp, divided by their sum: the softmax, beside the weight the dump holds (a
-// masked head's weights are 0 whatever its scores: the mask acts after the softmax). The neuron
-// view, as bertviz's (--dump-vectors): the query, each key, their elementwise product, its sum
-// over sqrt(d_k), and the weight. The norms (--dump-norms): what each key adds through W_O,
+// largest, its exp, divided by their sum: the softmax, beside the weight the dump holds, both to
+// the digits at which they agree (an ablated head's weights are 0 whatever its scores: the
+// ablation acts after the softmax). The neuron view, as bertviz's (--dump-vectors): the query,
+// each key, their elementwise product, its sum over sqrt(d_k), and the weight. The norms (--dump-norms): what each key adds through W_O,
 // ||a_ij v_j W_O^h||, and the head's whole contribution at this position.
 page.panel = (function () {
   var el = page.dom.el, shown = page.labels.shown, colours = page.colours;
@@ -29,17 +29,19 @@ page.panel = (function () {
   function swatches(values, top) {
     return el('td', { class: 'vector' }, values.map(function (x) { return swatch(x, top); }));
   }
-  // A weight (0 to 1) as a bar and its number.
-  function bar(w) {
-    return el('td', { class: 'bar' }, [el('span', { style: 'width:' + Math.round(60 * Math.max(0, Math.min(1, w))) + 'px' }),
-                                        ' ' + page.numbers.weight(w)]);
+  // A weight (0 to 1) as a bar and its number (`text`: 4 significant digits unless given); the
+  // exact value on hover (`exact`: the dump's float, else the number computed).
+  function bar(w, text, exact) {
+    return el('td', { class: 'bar', title: exact || page.numbers.float32(w) },
+              [el('span', { style: 'width:' + Math.round(60 * Math.max(0, Math.min(1, w))) + 'px' }),
+               ' ' + (text || page.numbers.weight(w))]);
   }
   function cells(texts, tag) {
     return texts.map(function (t) { return typeof t === 'string' ? el(tag || 'td', {}, [t]) : t; });
   }
 
   // The softmax of row i: scores (null above the diagonal of a causal type) to weights.
-  function softmax(a, scores, weights, norms, visible) {
+  function softmax(a, scores, weights, norms, visible, ablated) {
     var top = -Infinity, exps = [], sum = 0;
     for (var j = 0; j < visible; j++) top = Math.max(top, scores[j]);
     for (j = 0; j < visible; j++) { exps.push(Math.exp(scores[j] - top)); sum += exps[j]; }
@@ -49,8 +51,11 @@ page.panel = (function () {
       if (j >= visible)
         return el('tr', { class: 'masked' }, cells([j + ' ' + shown(token), 'masked', '\u2212\u221e', '0', '0', '0']
                                                    .concat(norms ? ['0'] : [])));
+      // The softmax computed here and the dump's weight, to the digits at which they agree.
+      var p = exps[j] / sum, digits = ablated ? 4 : page.numbers.agreeing(p, weights[j], 4);
+      var sig = page.numbers.significant;
       return el('tr', {}, cells([j + ' ' + shown(token), number(scores[j]), number(scores[j] - top), number(exps[j])])
-                .concat([bar(exps[j] / sum), bar(weights[j])])
+                .concat([bar(p, sig(p, digits), page.numbers.general(p, 9)), bar(weights[j], sig(weights[j], digits))])
                 .concat(norms ? cells([number(norms[j])]) : []));
     });
     return el('table', { class: 'softmax' }, [el('tr', {}, cells(head, 'th'))].concat(body));
@@ -87,11 +92,14 @@ page.panel = (function () {
     var parts = [close, el('h3', {}, [page.data.kind[type].name + ', layer ' + g.m.layers[layer] + ', ' +
                                       page.data.headText(g.m, layer, head) + ': query ' + i + ' ' + shown(a.rows[i])])];
     if (weights.every(function (w) { return w === 0; }) && visible > 0)
-      parts.push(el('p', { class: 'note' }, ['Every weight of this row is 0: the head is masked (--mask-heads), ' +
-                                              'which acts after the softmax; its scores are as they were.']));
+      parts.push(el('p', { class: 'note' }, ['Every weight of this row is 0: the head is ablated (--ablate-heads), ' +
+                                              'which sets its weights to 0 after the softmax; its scores are ' +
+                                              'as they were. (The causal mask is another thing: it acts on ' +
+                                              'the scores, before the softmax.)']));
     if (scores) {
       parts.push(el('h4', {}, ['The softmax: scores become weights']));
-      parts.push(softmax(a, row(scores, layer, head, i), weights, normRow, visible));
+      parts.push(softmax(a, row(scores, layer, head, i), weights, normRow, visible,
+                         page.data.isMasked(g.m, layer, head)));
     }
     if (headNorms)
       parts.push(el('p', { class: 'head-norm' }, ['The head adds \u2016\u03a3_j a_ij v_j W_O\u2016 = ' +

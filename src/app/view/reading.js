@@ -19,28 +19,38 @@ page.reading = (function () {
     var g = figure.minimt, a = page.data.axes(g.s, g.type), kind = page.data.kind[g.type];
     var where = g.m.rollout ? kind.name : kind.name + ', layer ' + g.m.layers[g.layer] + ', ' +
         page.data.headText(g.m, g.layer, g.head);
-    var query = 'query ' + at.i + ' ' + shown(a.rows[at.i]) + (a.right ? ' (predicting ' + shown(a.right[at.i]) + ')' : '');
+    var out = a.right ? page.labels.output(a, at.i) : null;
+    var query = 'query ' + at.i + ' ' + shown(a.rows[at.i]) +
+        (a.right ? (out.given ? ' (given ' : ' (predicting ') + shown(a.right[at.i]) + ')' : '');
     var key = 'key ' + at.j + ' ' + shown(a.cols[at.j]);
     var masked = g.m.lower && at.j > at.i;
     var cell = at.i * g.m.cols + at.j;
+    var numbers = page.numbers;
+    // The weight to 4 significant digits, and (`exact`) as the dump holds it.
     var weight = masked ? 'masked: a future position, weight exactly 0' :
-        g.m.difference ? page.difference.cellText(g, cell) : 'weight ' + page.numbers.weight(g.w[cell]);
+        g.m.difference ? page.difference.cellText(g, cell) : 'weight ' + numbers.weight(g.w[cell]);
+    var exact = masked || g.m.difference ? '' : 'float32 ' + numbers.float32(g.w[cell]);
     // The value drawn, when the values menu draws something else than the weights.
     var drawn = g.values === 'weights' || masked ? '' :
-        page.values.name(g.values) + ' ' + page.numbers.general(g.drawn[at.i * g.m.cols + at.j], 4);
+        page.values.name(g.values) + ' ' + numbers.general(g.drawn[cell], 4) +
+        ' (float32 ' + numbers.float32(g.drawn[cell]) + ')';
     // What the model predicted at this query, how surely, and what else it considered.
     var predicted = '';
     if (a.right && a.rightRuns && at.i < a.rightRuns.a.length) {
-      predicted = 'p(' + shown(a.right[at.i]) + '): A ' + a.rightRuns.a[at.i].toFixed(4) + ', B ' +
-          a.rightRuns.b[at.i].toFixed(4);
+      predicted = 'p(' + shown(a.right[at.i]) + '): A ' + numbers.nonzero(a.rightRuns.a[at.i], 4) + ', B ' +
+          numbers.nonzero(a.rightRuns.b[at.i], 4);
     } else if (a.right && a.rightProbs) {
-      predicted = 'p(' + shown(a.right[at.i]) + ') = ' + a.rightProbs[at.i].toFixed(4);
+      predicted = (out.given ? 'given ' + shown(a.right[at.i]) + ', ' : '') + 'p(' + shown(a.right[at.i]) + ') = ' +
+          numbers.nonzero(a.rightProbs[at.i], 4);
+      if (out.model)
+        predicted += '; the model\u2019s own choice: ' + shown(out.model.token) + ' ' +
+            numbers.nonzero(out.model.probability, 4);
       if (a.alternatives && a.alternatives[at.i])
         predicted += '; most likely: ' + a.alternatives[at.i].map(function (alt) {
-          return shown(alt.token) + ' ' + alt.probability.toFixed(4);
+          return shown(alt.token) + ' ' + numbers.nonzero(alt.probability, 4);
         }).join(', ');
     }
-    return { where: where, query: query, key: key, weight: weight, drawn: drawn, predicted: predicted };
+    return { where: where, query: query, key: key, weight: weight, exact: exact, drawn: drawn, predicted: predicted };
   }
   function outline(figure, at) {
     var g = figure.minimt, over = figure.querySelectorAll('canvas')[1], ctx = over.getContext('2d');
@@ -66,6 +76,7 @@ page.reading = (function () {
     strong.className = 'weight';
     strong.id = 'minimt-pinned-weight';
     strong.textContent = d.weight;
+    strong.title = d.exact || '';
     info.appendChild(strong);
     if (d.drawn) info.appendChild(document.createTextNode(' \u00b7 ' + d.drawn));
     outline(fig, at);
@@ -88,7 +99,7 @@ page.reading = (function () {
       outline(figure, at);
       if (!at) { tip.hidden = true; return; }
       var d = describe(figure, at);
-      tip.textContent = d.where + '\n' + d.query + '\n' + d.key + '\n' + d.weight +
+      tip.textContent = d.where + '\n' + d.query + '\n' + d.key + '\n' + d.weight + (d.exact ? ' (' + d.exact + ')' : '') +
           (d.drawn ? '\n' + d.drawn : '') + (d.predicted ? '\n' + d.predicted : '');
       tip.hidden = false;
       var x = event.clientX + 14, y = event.clientY + 14;

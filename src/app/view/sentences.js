@@ -43,10 +43,25 @@ page.sentences = (function () {
     });
   }
 
+  // What the pieces right of the decoder's rows are (labels.js: outputName): the model's own
+  // choices, or the target it was given (teacher forcing) with its own choice where it differs.
+  var OUTPUT_NOTES = {
+    'predicted': 'On the right of each row: predicted, the piece the model chose there and its probability.',
+    'target (given)': 'On the right of each row: target (given), the piece minimt score gave the decoder ' +
+        '(teacher forcing), not one it chose, and the model\u2019s probability of it; where the model\u2019s own ' +
+        'most likely piece differs, \u201cmodel:\u201d that piece and its probability.',
+    'given, then predicted': 'On the right of each row: the pieces given (a prefix: teacher forcing, with ' +
+        '\u201cmodel:\u201d the model\u2019s own choice where it differs), then the pieces it predicted; ' +
+        'each with the model\u2019s probability of it.'
+  };
+
   // The section of one attention type of sentence `s`.
   function attention(s, kind) {
     var m = s.attention[kind.type], more = rollouts(s, kind.type), children = [el('h3', {}, [kind.heading])];
-    if (m || more.length) children.push(el('p', { class: 'axes' }, [kind.axes]));
+    var output = kind.right ? page.labels.outputName(page.data.axes(s, kind.type)) : null;
+    var axes = output ? kind.axes.replace('(the predicted piece on the right)', '(on the right: ' + output + ')') : kind.axes;
+    if (m || more.length) children.push(el('p', { class: 'axes' }, [axes]));
+    if ((m || more.length) && output) children.push(el('p', { class: 'axes output-column' }, [OUTPUT_NOTES[output]]));
     if (!m)
       children.push(el('p', { class: 'note' }, ['Not in the dump (it was written with a selection that ' +
                                                 'leaves this out).']));
@@ -60,7 +75,9 @@ page.sentences = (function () {
     var children = [
       el('h2', {}, ['Sentence ' + s.number]),
       el('dl', { class: 'texts' }, [el('dt', {}, ['source']), el('dd', {}, [visible(s.source)]),
-                                    el('dt', {}, ['translation']), el('dd', {}, [visible(s.translation)])])];
+                                    el('dt', {}, [s.given_tokens && s.given_tokens >= s.output_tokens.length ?
+                                                  'target (given)' : 'translation']),
+                                    el('dd', {}, [visible(s.translation)])])];
     if (s.error)
       children.push(el('p', { class: 'note error' }, ['This sentence was not translated: ' + visible(s.error)]));
     else if (!s.source_tokens.length)

@@ -200,9 +200,9 @@ std::string change_table(const std::vector<HeadChange>& changes, const NamedDump
     else
       row += view::terminal_escape(c.query) + " -> " + view::terminal_escape(c.key);
     if (c.masked_a || c.masked_b)
-      row += std::string("  masked in ") + (c.masked_a && c.masked_b ? "both"
-                                            : c.masked_a             ? "A"
-                                                                     : "B");
+      row += std::string("  ablated in ") + (c.masked_a && c.masked_b ? "both"
+                                             : c.masked_a             ? "A"
+                                                                      : "B");
     out += row + "\n";
   }
   if (unchanged > 0)

@@ -22,7 +22,7 @@ std::string pad(const std::string& text, size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
-// The sentences whose greedy translation changes when one head is masked, head by head in the
+// The sentences whose greedy translation changes when one head is ablated, head by head in the
 // table's order.
 std::string changed_text(const HeadAnalysis& a) {
   std::string out;
@@ -34,23 +34,23 @@ std::string changed_text(const HeadAnalysis& a) {
     for (const ChangedTranslation& c : h.changed)
       out += "  line " + std::to_string(c.line) + ": " + c.before + " \u2192 " + c.after + "\n";
   }
-  if (out.empty()) return "\nno greedy translation changes when any one head is masked\n";
-  return "\ngreedy translations that change when one head alone is masked (line: unmasked \u2192 "
-         "masked):\n" +
+  if (out.empty()) return "\nno greedy translation changes when any one head is ablated\n";
+  return "\ngreedy translations that change when one head alone is ablated (line: intact \u2192 "
+         "ablated):\n" +
          out;
 }
 
 }  // namespace
 
 const char* heads_column_legend() {
-  return "columns: one row per head, the most harmful to mask first\n"
-         "  d_logp/tok  the log-probability of the references with this head alone masked minus\n"
+  return "columns: one row per head, the most harmful to ablate first\n"
+         "  d_logp/tok  the log-probability of the references with this head alone ablated minus\n"
          "              without, summed over the sentences and divided by the number of\n"
          "              reference tokens (</s> included); teacher forcing\n"
          "  d_exact     (with --translate) the number of sentences whose greedy translation\n"
-         "              equals the reference with this head alone masked minus without,\n"
+         "              equals the reference with this head alone ablated minus without,\n"
          "              divided by the number of sentences\n"
-         "  the other columns describe the head's pattern on the unmasked run, each a mean over\n"
+         "  the other columns describe the head's pattern on the intact run, each a mean over\n"
          "  query rows: one row per query position of every sentence, pooled (encoder: each\n"
          "  source piece; decoder and cross: each reference token, </s> included), with\n"
          "  a[i][j] the weight of query i on key j\n"
@@ -87,7 +87,7 @@ std::string head_table_text(const HeadAnalysis& a) {
   if (a.exact_match) out += ", exact match " + fixed(*a.exact_match, 4);
   out +=
       "\nheads by importance: the change in log-probability per token when the head alone is "
-      "masked (most harmful first)\n\n";
+      "ablated (most harmful first)\n\n";
   out += "type     layer head  d_logp/tok";
   if (a.exact_match) out += "  d_exact";
   out += "  entropy  max   same  prev  first  eos   agree\n";

@@ -13,14 +13,17 @@ namespace {
 // most likely tokens there when the mouse is over it.
 constexpr int kAlternativesDrawn = 5;
 
-// --mask-heads, parsed once: the translator's mask, and its text for the dump.
+// --ablate-heads (--mask-heads), parsed once: the translator's mask, and its text for the dump.
 std::shared_ptr<const HeadMask> head_mask(const Request& request, const ModelConfig& config,
                                           FieldSpelling spelling) {
   if (!request.record.mask_heads) return nullptr;
   try {
     return std::make_shared<const HeadMask>(parse_head_mask(*request.record.mask_heads, config));
   } catch (const Error& e) {
-    throw RequestError("mask_heads", field_name("mask_heads", spelling) + ": " + e.what());
+    // The command line names the option by its word, ablation; JSON keeps its field's name.
+    const std::string name =
+        spelling == FieldSpelling::kJson ? field_name("mask_heads", spelling) : "--ablate-heads";
+    throw RequestError("mask_heads", name + ": " + e.what());
   }
 }
 
@@ -38,7 +41,7 @@ std::string masked_alignment(const AlignmentOptions& alignment, int layer, int h
   }
   return "--align: every head it averages (cross-attention layer " + std::to_string(layer) +
          ", heads " + listed +
-         ") is masked by --mask-heads: their weights are all 0, so no words are linked";
+         ") is ablated by --ablate-heads: their weights are all 0, so no words are linked";
 }
 
 TranslateOptions translate_options(const Request& request) {

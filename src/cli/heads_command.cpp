@@ -1,4 +1,4 @@
-// minimt heads: every head of every attention type and layer, ranked by what masking it alone
+// minimt heads: every head of every attention type and layer, ranked by what ablating it alone
 // costs the reference translations (teacher forcing), with statistics of its pattern.
 #include <unistd.h>
 
@@ -90,7 +90,7 @@ int run_heads(HeadsArgs& args) {
 
 void add_heads_options(CLI::App& command, HeadsArgs& args) {
   command.description(
-      "rank every attention head by how much masking it alone lowers the log-probability of "
+      "rank every attention head by how much ablating it alone lowers the log-probability of "
       "reference translations (teacher forcing), with statistics of its pattern");
   add_model_option(command, args.model);
   add_compute_type_option(command, args.compute_type);
@@ -115,7 +115,7 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
       ->type_name("FILE.html");
   command.add_flag("--translate", args.request.translate,
                    "also the change in exact match of the greedy translation, and the sentences "
-                   "whose translation each masked head changes (a decode per head)");
+                   "whose translation each ablated head changes (a decode per head)");
   command.add_flag("--prune-order", args.request.prune_order,
                    "remove heads one at a time, least important first, and report the "
                    "log-probability (and exact match) after each removal");

@@ -30,13 +30,15 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   add_compute_type_option(command, request.compute_type);
   command
       .add_option_function<std::string>(
-          "--mask-heads",
+          // --mask-heads: the option's first name, kept working as it was. "Mask" is the
+          // causal mask's word (it acts on the scores); this acts after the softmax.
+          "--ablate-heads,--mask-heads",
           [&request](const std::string& spec) {
             request.record.mask_heads = spec;  // even empty: "" names no head, a usage error
           },
-          "switch heads off: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, "
-          "LAYER and HEAD numbers (negative from the end) or *; a masked head's weights "
-          "are multiplied by 0")
+          "ablate heads: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, LAYER and "
+          "HEAD numbers (negative from the end) or *; an ablated head's weights are set to 0 "
+          "after the softmax")
       ->type_name("SPEC");
   if (!scoring)
     command

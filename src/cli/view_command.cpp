@@ -177,7 +177,7 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
       .add_option("dumps", args.dumps,
                   "the dump (translate --dump-attention; at most 1 GiB; - for stdin); with a "
                   "second one, B - A per cell and each head's largest change: e.g. without and "
-                  "with --mask-heads, float32 and int8, two models")
+                  "with --ablate-heads, float32 and int8, two models")
       ->check(non_empty_path())
       ->type_name("FILE")  // the completions offer file names for a FILE positional
       ->required()

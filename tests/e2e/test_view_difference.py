@@ -273,7 +273,7 @@ def svg_check(what, prefix, top, masked_b, best, labels, types=("encoder", "deco
         captions = [t for t in texts if re.match(r"layer \d+ \u00b7 head \d+", t)]
         for t in captions:
             layer, head = map(int, re.match(r"layer (\d+) \u00b7 head (\d+)", t).groups())
-            want = "layer %d \u00b7 head %d%s" % (layer, head, " (masked in B)" if (kind, layer, head) in masked_b else "")
+            want = "layer %d \u00b7 head %d%s" % (layer, head, " (ablated in B)" if (kind, layer, head) in masked_b else "")
             check(t == want, "%s, %s SVG: caption %r" % (what, kind, want), repr(t))
         # The colours: white where nothing changed (the encoder, when only decoder heads are
         # masked), else several.
@@ -305,8 +305,8 @@ def check_pages(minimt, browser, scratch):
           "--mask-heads: a masked head's largest change is minus its largest weight")
     dom = browser_check(browser, scratch, "--mask-heads", page, data, plain, masked, best, top)
     captions = re.findall(r'data-type="cross" data-layer="(\d)" data-head="(\w+)"[^>]*><figcaption[^>]*>([^<]*)<', dom or "")
-    want = {("0", "1"): "layer 0 \u00b7 head 1 (masked in B)",
-            ("0", "avg"): "layer 0 \u00b7 average of B\u2019s heads 0, 2, 3 (head 1 masked, left out) "
+    want = {("0", "1"): "layer 0 \u00b7 head 1 (ablated in B)",
+            ("0", "avg"): "layer 0 \u00b7 average of B\u2019s heads 0, 2, 3 (head 1 ablated, left out) "
                           "\u2212 A\u2019s heads 0, 1, 2, 3",
             ("1", "avg"): "layer 1 \u00b7 average of heads 0, 1, 2, 3",
             ("1", "1"): "layer 1 \u00b7 head 1"}

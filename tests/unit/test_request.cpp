@@ -202,7 +202,7 @@ TEST_CASE("plan_request: seeds, head masks and selections against the model", "[
     FAIL("a head the model lacks was accepted");
   } catch (const RequestError& e) {
     CHECK(e.field() == "mask_heads");
-    CHECK_THAT(std::string(e.what()), Catch::StartsWith("--mask-heads: 'cross:0:2'"));
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("--ablate-heads: 'cross:0:2'"));
   }
 
   // Layers and heads of the dump and the alignment are the model's business: Error, naming them.

@@ -26,11 +26,11 @@ page.difference = (function () {
     return 'B \u2212 A ' + fixed(g.w[cell], 4, true) + ' (A ' + fixed(a, 4) + ', B ' + fixed(b, 4) + ')';
   }
 
-  // One run in words: its file, model, compute type and the heads it masked.
+  // One run in words: its file, model, compute type and the heads it ablated.
   function run(r) {
     var parts = ['model ' + visible(r.model)];
     if (r.compute_type) parts.push(visible(r.compute_type));
-    if (r.masked_heads) parts.push('--mask-heads ' + visible(r.masked_heads));
+    if (r.masked_heads) parts.push('--ablate-heads ' + visible(r.masked_heads));
     return visible(r.name) + ' (' + parts.join(', ') + ')';
   }
   function describeRuns() {
@@ -52,7 +52,7 @@ page.difference = (function () {
       el('td', { class: 'number' }, [fixed(c.a, 4)]), el('td', { class: 'number' }, [fixed(c.b, 4)]),
       el('td', { class: 'number' }, [String(c.sentence)]),
       el('td', {}, [c.sentence ? el('a', { href: href }, [where]) : where]),
-      el('td', {}, [masked ? 'masked ' + masked : ''])]);
+      el('td', {}, [masked ? 'ablated ' + masked : ''])]);
   }
 
   // The section of the table, first in `parent`.

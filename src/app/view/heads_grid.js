@@ -10,7 +10,7 @@ page.headsGrid = (function () {
   // What hovering over a cell shows, one statistic a line.
   function cellTitle(h, rank, total) {
     var t = h.type + ' layer ' + h.layer + ' head ' + h.head + ': rank ' + rank + ' of ' + total +
-        '\nchange in log-probability per token when masked: ' + fixed(h.delta_log_prob, 4);
+        '\nchange in log-probability per token when ablated: ' + fixed(h.delta_log_prob, 4);
     if (h.delta_exact_match !== undefined) t += '\nchange in exact match: ' + fixed(h.delta_exact_match, 3);
     t += '\nentropy ' + stat(h.entropy, 3) + ' nats, max weight ' + stat(h.max_weight, 3) +
         '\nweight on: same ' + stat(h.same, 3) + ', previous ' + stat(h.previous, 3) + ', first ' +
@@ -64,14 +64,14 @@ page.headsGrid = (function () {
       el('figcaption', {}, [kind.heading]), el('table', {}, [el('tbody', {}, rows)])]);
   }
 
-  // The colours, from the costliest mask (the largest importance below 0) to the most helpful.
+  // The colours, from the costliest ablation (the largest importance below 0) to the most helpful.
   function legend(scale) {
     var stops = colours.divergingStops().map(colours.css).join(',');
     return el('div', { class: 'importance-legend' }, [
       el('span', {}, [fixed(-scale, 4, true)]),
       el('span', { class: 'bar', style: 'background:linear-gradient(to right,' + stops + ')' }),
       el('span', {}, [fixed(scale, 4, true)]),
-      ' change in log-probability per token when the head alone is masked']);
+      ' change in log-probability per token when the head alone is ablated']);
   }
 
   function pruning(a) {
@@ -106,9 +106,9 @@ page.headsGrid = (function () {
                    (a.exact_match !== undefined ? ', exact match ' + fixed(a.exact_match, 4) : '') + '.']),
       el('p', { class: 'hint' }, [
         'Each cell is one head: its importance is the change in the reference\'s log-probability per ' +
-        'token when that head alone is masked (teacher forcing). Red: masking it costs; blue: masking ' +
+        'token when that head alone is ablated (teacher forcing). Red: ablating it costs; blue: ablating ' +
         'it helps; white: no change. Rank 1 is the most needed. Hover over a cell for its statistics ' +
-        '(unmasked run); click it to show its heatmaps below. Ablation measures what removing a head ' +
+        '(intact run); click it to show its heatmaps below. Ablation measures what removing a head ' +
         'costs on these sentences, not what the head means.']),
       legend(scale),
       el('div', { class: 'head-grids' }, grids)];
@@ -117,7 +117,7 @@ page.headsGrid = (function () {
     children.push(el('h2', {}, ['Example sentences']),
                   el('p', { class: 'hint' }, [
                     (examples === 1 ? 'The first pair' : 'The first ' + examples + ' pairs') +
-                    ' of the input, scored by the unmasked model (teacher forcing on the reference): ' +
+                    ' of the input, scored by the intact model (teacher forcing on the reference): ' +
                     'their attention, as minimt view draws it.']));
     parent.appendChild(el('section', { class: 'head-analysis' }, children));
   }

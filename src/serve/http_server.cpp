@@ -395,10 +395,11 @@ struct HttpServer::Loop {
       if (found != connections.end() && found->second->timer_stamp == timer.stamp) break;
       timers.pop();  // stale
     }
-    if (timers.empty()) return -1;
+    if (timers.empty()) return accept_ms;
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(timers.top().when - Clock::now());
-    return static_cast<int>(std::max<long long>(0, left.count()) + 1);
+    const int timer_ms = static_cast<int>(std::max<long long>(0, left.count()) + 1);
+    return accept_ms < 0 ? timer_ms : std::min(timer_ms, accept_ms);
   }
 
   void begin_stopping() {

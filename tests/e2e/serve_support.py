@@ -57,9 +57,10 @@ class Tally:
 class Server:
     """minimt serve FLAGS --port 0, up until its 'listening on' line; stopped at the end."""
 
-    def __init__(self, minimt, flags):
+    def __init__(self, minimt, flags, wrapper=()):
+        """`wrapper`: a command the server runs under (prlimit --as=... to bound its memory)."""
         self.log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen([minimt, "serve", "--port", "0", *flags],
+        self.process = subprocess.Popen([*wrapper, minimt, "serve", "--port", "0", *flags],
                                         stdout=subprocess.DEVNULL, stderr=self.log)
         self.timeout = int(flags[flags.index("--timeout") + 1]) if "--timeout" in flags else 5
         deadline = time.time() + 120

@@ -103,7 +103,7 @@ TEST_CASE("head report: the changed translations, in text and in JSON Lines", "[
   HeadAnalysis unchanged = a;
   for (HeadResult& h : unchanged.heads) h.changed.clear();
   CHECK(head_table_text(unchanged).find(
-            "\nno greedy translation changes when any one head is masked\n") != std::string::npos);
+            "\nno greedy translation changes when any one head is ablated\n") != std::string::npos);
   unchanged.exact_match.reset();  // without --translate: neither the list nor the key
   CHECK(head_table_text(unchanged).find("change when") == std::string::npos);
   CHECK(head_table_text(unchanged).find("changes when") == std::string::npos);

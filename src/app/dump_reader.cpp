@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <streambuf>
 
@@ -27,6 +28,60 @@ std::vector<std::string> string_list(const json& value, const std::string& where
     out.push_back(item.get<std::string>());
   }
   return out;
+}
+
+// How far a dumped weight may stray from what softmax can give (float32 rounding, with room).
+constexpr double kWeightTolerance = 1e-5;
+// How far a row's sum may stray from 1: its weights' rounding, added up.
+constexpr double kRowSumTolerance = 1e-3;
+
+// A number for a message: a weight as the dump wrote it (9 digits: every float), a sum to 6.
+std::string number_text(double x, int digits = 9) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*g", digits, x);
+  return text;
+}
+
+// A weight from the dump, checked before it is narrowed to a float (1e308 would be inf): softmax
+// gives numbers in [0, 1].
+float weight_value(const json& x, const std::string& at) {
+  if (!x.is_number()) throw Error(at + " holds something not a number");
+  const double w = x.get<double>();
+  if (!(w >= -kWeightTolerance && w <= 1 + kWeightTolerance))
+    throw Error(at + " is " + number_text(w) + ", not an attention weight (0 to 1)");
+  return static_cast<float>(w);
+}
+
+// The rows of one head are what softmax gives (each weight in [0, 1] is checked as it is read):
+// each row sums to 1, or is all 0 for a head --ablate-heads switched off; under the causal mask (a
+// decoder position cannot see a later one) exactly 0. Throws Error naming the weight or row.
+void check_head_weights(const AttentionMatrices& m, int layer, int head, bool causal,
+                        const std::string& at_head) {
+  for (int i = 0; i < m.rows; ++i) {
+    double sum = 0;
+    for (int j = 0; j < m.cols; ++j) {
+      const float w = m.at(layer, head, i, j);
+      if (causal && j > i && w != 0)
+        throw Error(at_head + "[" + std::to_string(i) + "][" + std::to_string(j) + "] is " +
+                    number_text(w) + " above the causal diagonal, where a " +
+                    "decoder position reads no later one: it must be 0");
+      sum += w;
+    }
+    const bool switched_off = m.is_masked(layer, head) && sum == 0;
+    if (!switched_off && std::fabs(sum - 1) > kRowSumTolerance)
+      throw Error(
+          at_head + "[" + std::to_string(i) + "] sums to " + number_text(sum, 6) +
+          ", not 1: attention weights are a softmax" +
+          (m.is_masked(layer, head) ? " (or all 0 for a head --ablate-heads switched off)" : ""));
+  }
+}
+
+// Every head's weights checked (check_head_weights), after mark_masked.
+void check_weights(const AttentionMatrices& m, bool causal, const std::string& where) {
+  for (int l = 0; l < m.layers(); ++l)
+    for (size_t h = 0; h < m.heads.size(); ++h)
+      check_head_weights(m, l, static_cast<int>(h), causal,
+                         where + "[" + std::to_string(l) + "][" + std::to_string(h) + "]");
 }
 
 const char* axis_token(schema::Axis axis) {
@@ -55,11 +110,9 @@ void read_matrices(const json& value, const std::string& where, AttentionMatrice
         if (!row.is_array() || row.size() != static_cast<size_t>(m.cols))
           throw Error(at_head + "[" + std::to_string(i) + "] should have " +
                       std::to_string(m.cols) + " weights, one per " + cols_are);
-        for (const json& x : row) {
-          if (!x.is_number())
-            throw Error(at_head + "[" + std::to_string(i) + "] holds something not a number");
-          m.values.push_back(x.get<float>());
-        }
+        for (size_t j = 0; j < row.size(); ++j)
+          m.values.push_back(weight_value(
+              row[j], at_head + "[" + std::to_string(i) + "][" + std::to_string(j) + "]"));
       }
     }
   }
@@ -94,6 +147,7 @@ AttentionMatrices read_type(const json& value, const schema::AttentionType& type
   m.model_layers = dump_read::model_layers(type, selection, layers);
   read_matrices(value, where + ": " + type.key, m, axis_token(type.rows), axis_token(type.cols));
   mark_masked(m, selection);
+  check_weights(m, type.causal, where + ": " + type.key);
   return m;
 }
 

@@ -19,9 +19,13 @@
 namespace minimt {
 namespace {
 
-// Temporary files not yet renamed, removed by the handler of SIGINT, SIGTERM and SIGHUP so that
-// an interrupted run leaves no debris (SIGKILL cannot be caught: its debris is a hidden file
-// beside the untouched original). Fixed slots: a signal handler may not allocate.
+// Temporary files not yet renamed, removed by the handler of every signal that ends a run by
+// default and can be caught, so that an interrupted run leaves no debris (SIGKILL cannot be
+// caught: its debris is a hidden file beside the untouched original; SIGXFSZ is ignored, so the
+// write fails and is reported; a crash's SIGSEGV or SIGABRT is left alone). Fixed slots: a
+// signal handler may not allocate.
+constexpr int kEndingSignals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,   SIGPIPE, SIGALRM,
+                                  SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF};
 constexpr int kSlots = 16;
 char g_temporary[kSlots][PATH_MAX];
 std::atomic<bool> g_used[kSlots];
@@ -64,7 +68,7 @@ void install_handlers() {
   static bool installed = false;
   if (installed) return;
   installed = true;
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int signal : kEndingSignals) {
     struct sigaction old {};
     if (::sigaction(signal, nullptr, &old) == 0 && old.sa_handler == SIG_DFL)
       std::signal(signal, remove_temporaries);  // an ignored signal stays ignored
@@ -92,7 +96,7 @@ void forget_temporary(int slot) {
 SignalsHeld::SignalsHeld() {
   sigset_t held;
   sigemptyset(&held);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, signal);
+  for (int signal : kEndingSignals) sigaddset(&held, signal);
   pthread_sigmask(SIG_BLOCK, &held, &previous_);
 }
 

@@ -1,6 +1,7 @@
 #include "minimt/app/output_record.h"
 
 #include "minimt/base/json_writer.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt {
 namespace {
@@ -96,10 +97,11 @@ void append_time(std::string& out, const OutputRecord& record) {
   out += "}\n";
 }
 
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r') c = ' ';
-  return text;
+// A translation as a field of a text line: the model's pieces may hold a tab, a newline or an
+// escape sequence (a vocabulary is a file from elsewhere), which would add a column or a line or
+// act on the terminal; they are written out as visible_text does (--format jsonl keeps the bytes).
+std::string field_text(const std::string& text) {
+  return visible_text(text);
 }
 
 }  // namespace
@@ -136,7 +138,7 @@ OutputRecord make_output_record(const Model& model, const Translation& t, long l
 }
 
 std::string text_line(const OutputRecord& record) {
-  std::string out = one_line(record.translation);
+  std::string out = field_text(record.translation);
   if (record.alignment) out += '\t' + *record.alignment;
   out += '\n';
   return out;
@@ -156,7 +158,7 @@ std::string n_best_text_lines(const OutputRecord& record) {
     // The number that ranks: with a length penalty, the ranking score, not the log-probability.
     append_json_float(out,
                       entry.ranking_score ? static_cast<float>(*entry.ranking_score) : entry.score);
-    out += '\t' + one_line(entry.translation);
+    out += '\t' + field_text(entry.translation);
     if (entry.alignment) out += '\t' + *entry.alignment;
     out += '\n';
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "minimt/app/head_mask_spec.h"
+#include "minimt/app/target_prefix.h"
 #include "minimt/base/from_end.h"
 
 namespace minimt {
@@ -42,6 +43,17 @@ std::string masked_alignment(const AlignmentOptions& alignment, int layer, int h
   return "--align: every head it averages (cross-attention layer " + std::to_string(layer) +
          ", heads " + listed +
          ") is ablated by --ablate-heads: their weights are all 0, so no words are linked";
+}
+
+// --prefix, the start of every translation, checked once: one that cannot be forced is refused
+// with the request, not reported again on every line.
+void check_prefix(const Request& request, const Model& model, FieldSpelling spelling) {
+  if (request.search.prefix.empty()) return;
+  try {
+    target_prefix_ids(model, request.search.prefix);
+  } catch (const InputError& e) {
+    throw RequestError("prefix", field_name("prefix", spelling) + ": " + e.what());
+  }
 }
 
 TranslateOptions translate_options(const Request& request) {
@@ -105,6 +117,7 @@ RequestPlan plan_request(const Request& request, const Model& model, FieldSpelli
   plan.batch.threads = request_threads(checked);
   plan.batch.batch_size = checked.batch_size;
   plan.batch.translate = translate_options(checked);
+  check_prefix(checked, model, spelling);
   plan.batch.translate.head_mask = head_mask(checked, c, spelling);
 
   plan.alignment.layer = r.align_layer;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "minimt/app/target_prefix.h"
 #include "minimt/base/error.h"
 #include "minimt/base/text_input.h"
 #include "minimt/base/utf8.h"
@@ -29,7 +30,40 @@ std::vector<std::string> unknown_words_of(const Tokenizer& tokenizer, const std:
   return listed;
 }
 
+// 'a', 'b': the words, quoted.
+std::string quoted(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "'" : ", '") + word + "'";
+  return text;
+}
+
 }  // namespace
+
+std::vector<int> target_prefix_ids(const Model& model, const std::string& prefix) {
+  const ModelConfig& c = model.config();
+  std::vector<int> ids;
+  if (c.forced_first_token >= 0) ids.push_back(c.forced_first_token);
+  if (is_blank_input(prefix)) return ids;
+  const long long bad = find_invalid_utf8(prefix);
+  if (bad >= 0) throw InputError("invalid UTF-8 at byte " + std::to_string(bad));
+  const Tokenizer& target = model.target_tokenizer();
+  const std::string normalized = normalize_input(prefix);
+  const std::vector<int> pieces = target.encode(normalized);
+  // Forced, an unknown word would be the <unk> piece: no translation holds it, and the model
+  // would go on from a word it was never shown.
+  const std::vector<std::string> unknown = unknown_words_of(target, normalized, pieces);
+  if (!unknown.empty())
+    throw InputError("the target vocabulary cannot spell " + quoted(unknown) +
+                     " (forced, it would be <unk>); see minimt vocab --side target");
+  ids.insert(ids.end(), pieces.begin(), pieces.end());
+  // The decoder reads <s> and every forced piece before the first piece it chooses.
+  if (static_cast<int>(ids.size()) >= c.max_positions)
+    throw InputError("it is " + std::to_string(ids.size()) +
+                     " pieces long; the model writes at most " + std::to_string(c.max_positions) +
+                     " (max_positions), so a prefix may hold " +
+                     std::to_string(c.max_positions - 1));
+  return ids;
+}
 
 std::vector<int> Translator::source_ids(const std::string& text, bool* truncated) const {
   std::string kept = text.substr(0, utf8_prefix_length(text, kMaxLineBytes));
@@ -76,6 +110,7 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
   }
   const bool scoring = options.columns == LineColumns::kSourceAndTarget;
   result.prefix = options.prefix;
+  bool own_prefix = false;  // the line's second column, not --prefix
   if (options.columns != LineColumns::kSource) {
     const size_t tab = line.find('\t');
     if (tab == std::string::npos && scoring) {
@@ -85,6 +120,7 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
     if (tab != std::string::npos) {
       result.source = line.substr(0, tab);
       (scoring ? result.target : result.prefix) = line.substr(tab + 1);
+      own_prefix = !scoring;
     }
   }
   // A blank source is not searched: its translation is "", scored as the model reads it.
@@ -100,9 +136,13 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
     const std::vector<int> forced =
         c.forced_first_token >= 0 ? std::vector<int>{c.forced_first_token} : std::vector<int>{};
     job.prefix_ids = forced;
-    if (!is_blank_input(result.prefix) && !blank) {
-      const std::vector<int> ids = target.encode(normalize_input(result.prefix));
-      job.prefix_ids.insert(job.prefix_ids.end(), ids.begin(), ids.end());
+    if (!blank) {
+      try {
+        job.prefix_ids = target_prefix_ids(*model_, result.prefix);
+      } catch (const InputError& e) {
+        throw InputError(std::string(own_prefix ? "the prefix after the tab" : "--prefix") + ": " +
+                         e.what());
+      }
     }
     if (blank) {
       job.given = true;

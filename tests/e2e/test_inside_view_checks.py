@@ -8,7 +8,9 @@ The dump comes from the shipped model (models/en-fr) with --dump-scores --dump-v
 --dump-norms --logit-lens 3; each case breaks one promise of docs/model-format.md: a shape that
 disagrees with the token lists or the selection, a score that is not null above the diagonal
 of decoder self-scores or null elsewhere, a number that is not finite, a negative norm, a
-probability outside [0, 1]. Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
+probability outside [0, 1]; and the weights themselves (-0.5, 2, 1e308, a weight above the
+causal diagonal, a row that does not sum to 1, while a switched-off head's rows of 0 draw).
+Stdlib only. Ends with "N passed, N failed"; exit 1 on failure.
 """
 import copy
 import json
@@ -57,6 +59,45 @@ def cases(sentence):
          ["decoder_layer_predictions[0][0][0]", "[0, 1]"]),
         ("a lens position short", lambda d: d["sentences"][0]["decoder_layer_predictions"][1].pop(),
          ["decoder_layer_predictions[1]", "decoder input token"]),
+    ] + weight_cases(sentence)
+
+
+def move_weight(document, key, at, to):
+    """Moves half the largest weight of row `at` to key `to`: the row still sums to 1."""
+    row = document["sentences"][0][key]
+    for i in at:
+        row = row[i]
+    largest = max(range(len(row)), key=lambda j: row[j])
+    amount = row[largest] / 2
+    row[largest] -= amount
+    row[to] += amount
+
+
+def scale_row(document, key, at, factor):
+    row = document["sentences"][0][key]
+    for i in at:
+        row = row[i]
+    row[:] = [w * factor for w in row]
+
+
+def weight_cases(sentence):
+    """The weights themselves (issue 35, class 5): what softmax cannot give."""
+    S = len(sentence["source_tokens"])
+    where = "cross_attention[1][2][0][%d]" % (S - 1)
+    return [
+        ("a weight of -0.5", lambda d: set_at(d, "cross_attention", [1, 2, 0, S - 1], -0.5),
+         ["broken.json: sentence 1: " + where, "-0.5", "not an attention weight (0 to 1)"]),
+        ("a weight of 2.0", lambda d: set_at(d, "cross_attention", [1, 2, 0, S - 1], 2.0),
+         [where + " is 2,", "not an attention weight"]),
+        ("a weight of 1e308", lambda d: set_at(d, "encoder_self_attention", [0, 1, 2, 3], 1e308),
+         ["encoder_self_attention[0][1][2][3] is 1e+308", "not an attention weight"]),
+        ("a weight above the causal diagonal, its row still summing to 1",
+         lambda d: move_weight(d, "decoder_self_attention", [2, 3, 1], 2),
+         ["decoder_self_attention[2][3][1][2] is 0.", "above the causal diagonal", "must be 0"]),
+        ("a row of half weights", lambda d: scale_row(d, "encoder_self_attention", [1, 0, 2], 0.5),
+         ["encoder_self_attention[1][0][2] sums to 0.5", "not 1"]),
+        ("a row of zeros in a head that ran", lambda d: scale_row(d, "cross_attention", [0, 1, 3], 0),
+         ["cross_attention[0][1][3] sums to 0,", "not 1"]),
     ]
 
 
@@ -74,6 +115,14 @@ def main():
         result = support.run([minimt, "view", dump, "-o", page])
         check(result.returncode == 0 and os.path.exists(page),
               "view of the good dump: exit %d %r" % (result.returncode, result.stderr))
+        # A switched-off head's rows are all 0: a distribution of nothing, drawn as such.
+        ablated = os.path.join(scratch, "ablated.json")
+        result = support.run([minimt, "translate", "--model", support.SHIPPED,
+                              "--dump-attention", ablated, "--mask-heads", "cross:1:2,decoder:0:*",
+                              "The man does not see the house."])
+        result = support.run([minimt, "view", ablated, "-o", page])
+        check(result.returncode == 0, "view of a dump with heads switched off: exit %d %r"
+              % (result.returncode, result.stderr))
         for name, change, words in cases(good["sentences"][0]):
             broken = copy.deepcopy(good)
             change(broken)

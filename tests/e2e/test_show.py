@@ -65,15 +65,18 @@ def run(minimt, args, env=None):
     return result.returncode, result.stdout.decode(), result.stderr.decode()
 
 
-def run_on_terminal(minimt, args, env):
-    """Runs with stdout on a pseudo-terminal; returns (exit status, what it printed)."""
+def run_with_terminal(minimt, args, env, stream):
+    """Runs with `stream` ("stdout" or "stderr") on a pseudo-terminal and the other on a pipe;
+    returns (exit status, what the pipe got, what the terminal showed)."""
     environment = dict(os.environ)
     for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
         environment.pop(name, None)
     environment.update(env)
     main, secondary = pty.openpty()
-    process = subprocess.Popen([minimt, *args], stdout=secondary, stderr=subprocess.PIPE,
-                               env=environment)
+    streams = {"stdout": secondary, "stderr": subprocess.PIPE}
+    if stream == "stderr":
+        streams = {"stdout": subprocess.PIPE, "stderr": secondary}
+    process = subprocess.Popen([minimt, *args], env=environment, **streams)
     os.close(secondary)
     chunks = []
     while True:
@@ -85,8 +88,16 @@ def run_on_terminal(minimt, args, env):
             break
         chunks.append(chunk)
     os.close(main)
+    piped = (process.stdout if stream == "stderr" else process.stderr).read()
     process.wait(timeout=300)
-    return process.returncode, b"".join(chunks).decode().replace("\r\n", "\n")
+    return (process.returncode, piped.decode(),
+            b"".join(chunks).decode().replace("\r\n", "\n"))
+
+
+def run_on_terminal(minimt, args, env):
+    """Runs with stdout on a pseudo-terminal; returns (exit status, what it printed)."""
+    status, _, shown = run_with_terminal(minimt, args, env, "stdout")
+    return status, shown
 
 
 def sequential_colour(root, weight):
@@ -106,32 +117,6 @@ def columns(text):
     return len(ESCAPE.sub("", text))
 
 
-def run_with_terminal_stderr(minimt, args, env):
-    """Runs with stderr on a pseudo-terminal (where translate --show draws); returns (exit
-    status, stdout, what stderr printed)."""
-    environment = dict(os.environ)
-    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
-        environment.pop(name, None)
-    environment.update(env)
-    main, secondary = pty.openpty()
-    process = subprocess.Popen([minimt, *args], stdout=subprocess.PIPE, stderr=secondary,
-                               env=environment)
-    os.close(secondary)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(main)
-    out = process.stdout.read()
-    process.wait(timeout=300)
-    return process.returncode, out.decode(), b"".join(chunks).decode().replace("\r\n", "\n")
-
-
 # How each colour mode is asked for: the arguments, the environment, stderr on a terminal.
 MODE_RUNS = {
     "plain": (["--color", "never"], {}, False),
@@ -145,7 +130,7 @@ MODE_RUNS = {
 def drawn_on_stderr(minimt, args, mode):
     flags, env, terminal = MODE_RUNS[mode]
     if terminal:
-        return run_with_terminal_stderr(minimt, args + flags, env)
+        return run_with_terminal(minimt, args + flags, env, "stderr")
     return run(minimt, args + flags, env)
 
 

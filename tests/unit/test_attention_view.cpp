@@ -20,11 +20,21 @@ using nlohmann::json;
 
 namespace {
 
-// A distinct, recognisable weight per position: 0.ABCD with A = layer+1, B = head+1, C = row+1,
-// D = column+1 (tests use at most 9 of each); the decoder's upper triangle is 0.
+// A distinct, recognisable number per position: 0.ABCD with A = layer+1, B = head+1, C = row+1,
+// D = column+1 (tests use at most 9 of each).
+float raw_weight(int type, int l, int h, int i, int j) {
+  return (l + 1) * 0.1f + (h + 1) * 0.01f + (i + 1) * 0.001f + (j + 1) * 0.0001f + type * 0.00001f;
+}
+
+// The weight at a position: its raw_weight over its row's (4 keys; the decoder's up to the
+// diagonal, the upper triangle 0), so that each row is a distribution as softmax gives: the
+// reader refuses others.
 float weight(int type, int l, int h, int i, int j) {
   if (type == 1 && j > i) return 0.0f;
-  return (l + 1) * 0.1f + (h + 1) * 0.01f + (i + 1) * 0.001f + (j + 1) * 0.0001f + type * 0.00001f;
+  float sum = 0;
+  for (int k = 0; k < 4; ++k)
+    if (!(type == 1 && k > i)) sum += raw_weight(type, l, h, i, k);
+  return raw_weight(type, l, h, i, j) / sum;
 }
 
 json matrices(int type, int layers, const std::vector<int>& heads, int rows, int cols,
@@ -458,9 +468,13 @@ TEST_CASE("output log-probabilities and alternatives: optional, read, checked", 
 }
 
 TEST_CASE("two dumps' difference: the layers and heads both hold, B - A per cell", "[view]") {
-  // B holds cross-attention only, layer 1, heads 1 and 2, one weight raised by 0.25.
+  // B holds cross-attention only, layer 1, heads 1 and 2, one weight raised by 0.25 and two of
+  // its row lowered by 0.125 each (the row stays a distribution).
   json b_document = make_dump({"cross"}, json::array({1}), {1, 2});
-  b_document["sentences"][0]["cross_attention"][0][0][2][1] = weight(2, 1, 1, 2, 1) + 0.25f;
+  json& row = b_document["sentences"][0]["cross_attention"][0][0][2];
+  row[1] = weight(2, 1, 1, 2, 1) + 0.25f;
+  row[0] = weight(2, 1, 1, 2, 0) - 0.125f;
+  row[3] = weight(2, 1, 1, 2, 3) - 0.125f;
   const AttentionDump a = parse_attention_dump(make_dump(), "a.json");
   const AttentionDump b = parse_attention_dump(b_document, "b.json");
   const MatricesDifference d =
@@ -487,9 +501,9 @@ TEST_CASE("two dumps' difference: the layers and heads both hold, B - A per cell
   CHECK(count(text, "<g transform=") == 2);  // layer 1, heads 1 and 2
   CHECK(text.find("&#8722;0.2500 A higher") != std::string::npos);
   CHECK(text.find("B higher +0.2500") != std::string::npos);
-  // The raised cell at the blue end of RdBu; the others white.
+  // The raised cell at the blue end of RdBu, the two lowered ones red, the others white.
   CHECK(text.find("<path fill=\"#2166ac\" d=\"M") != std::string::npos);
-  CHECK(count(text, "<path fill=\"#") == 3);
+  CHECK(count(text, "<path fill=\"#") == 4);
   std::ostringstream none;
   CHECK_THROWS_AS(
       write_difference_svg(a.sentences[0], b.sentences[0], "encoder", "a.json", "b.json", 1, none),

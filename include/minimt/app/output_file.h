@@ -15,13 +15,15 @@ namespace minimt {
 // The file that creating `path` would write: symbolic links followed, dangling ones too.
 std::string output_target(const std::string& path);
 
-// A temporary file (or, with `folder`, a folder of files) that the handler of SIGINT, SIGTERM and
-// SIGHUP removes if one ends the run before forget_temporary(slot). Returns the slot, -1 when
+// A temporary file (or, with `folder`, a folder of files) that the signal handler removes if a
+// signal ends the run before forget_temporary(slot): SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+// SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM and SIGPROF, those that end a process by default
+// and can be caught. Returns the slot, -1 when
 // all are taken (then only the clean-up on those signals is lost).
 int remember_temporary(const std::string& path, bool folder);
 void forget_temporary(int slot);
 
-// While one lives, SIGINT, SIGTERM and SIGHUP wait (blocked in this thread): hold one from
+// While one lives, those signals wait (blocked in this thread): hold one from
 // creating a temporary until remember_temporary knows it, or an interrupt between the two
 // leaves it behind. A signal that came meanwhile is delivered when it ends.
 class SignalsHeld {

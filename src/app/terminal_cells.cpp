@@ -117,17 +117,45 @@ std::string weight_legend(TerminalColours colours, bool causal) {
   return line;
 }
 
-std::string change_legend(TerminalColours colours, float scale, bool causal) {
+namespace {
+
+// "NAME  -S [the diverging cells] +S (MEANING)", with the mask's cell when `causal`.
+std::string diverging_legend(TerminalColours colours, float scale, bool causal,
+                             const std::string& name, const std::string& colour_meaning,
+                             const std::string& plain_meaning) {
   char number[32];
   std::snprintf(number, sizeof number, "%.4f", scale);
-  std::string line = "B - A  -" + std::string(number) + " ";
+  std::string line = name + "  -" + std::string(number) + " ";
   for (int k = -9; k <= 9; k += 2) line += change_cell(scale * k / 9.0f, scale, colours);
   line += end_of_cells(colours);
   line += " +" + std::string(number);
-  if (coloured(colours))
-    line += " (red: lower in B, blue: higher)";
-  else
-    line += " (-9: B lower by the largest change, +9: higher; blank: below 1/18 of it)";
+  line += " (" + (coloured(colours) ? colour_meaning : plain_meaning) + ")";
+  if (causal) line += "   " + masked_cell(colours) + " masked";
+  return line;
+}
+
+}  // namespace
+
+std::string change_legend(TerminalColours colours, float scale, bool causal) {
+  return diverging_legend(colours, scale, causal, "B - A", "red: lower in B, blue: higher",
+                          "-9: B lower by the largest change, +9: higher; blank: below 1/18 of it");
+}
+
+std::string signed_legend(TerminalColours colours, float scale, bool causal,
+                          const std::string& name) {
+  return diverging_legend(colours, scale, causal, name, "red: below 0, blue: above",
+                          "-9: the lowest, +9: the highest magnitude; blank: below 1/18 of it");
+}
+
+std::string magnitude_legend(TerminalColours colours, float scale, bool causal,
+                             const std::string& name) {
+  char number[32];
+  std::snprintf(number, sizeof number, "%.4f", scale);
+  std::string line = name + " 0 ";
+  const int steps = colours == TerminalColours::kShading ? 5 : 10;
+  for (int k = 0; k < steps; ++k) line += weight_cell(k / static_cast<float>(steps - 1), colours);
+  line += end_of_cells(colours);
+  line += " " + std::string(number) + " (the largest here)";
   if (causal) line += "   " + masked_cell(colours) + " masked";
   return line;
 }

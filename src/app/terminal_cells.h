@@ -28,5 +28,11 @@ const char* end_of_cells(TerminalColours colours);
 std::string weight_legend(TerminalColours colours, bool causal);
 // One line saying what the change cells mean, B - A from -scale to +scale.
 std::string change_legend(TerminalColours colours, float scale, bool causal);
+// The same for signed values called `name` (the scores), from -scale to +scale.
+std::string signed_legend(TerminalColours colours, float scale, bool causal,
+                          const std::string& name);
+// One line for values from 0 to `scale` on the sequential scale (weight x norm).
+std::string magnitude_legend(TerminalColours colours, float scale, bool causal,
+                             const std::string& name);
 
 }  // namespace minimt::view

@@ -233,6 +233,72 @@ std::vector<float> chosen_weights(const Chosen& c) {
   return w;
 }
 
+// An extra of the chosen matrices (the scores, weight x norm) at the chosen layer: one head's,
+// or the mean over the heads the weights' average is over, [rows][cols].
+std::vector<float> chosen_extra(const DumpSentence& s, const Chosen& c, const char* suffix,
+                                const char* option) {
+  const std::string key = dump_schema::extra_key(*c.type, suffix);
+  const AttentionMatrices* x = s.find_extra(key);
+  if (!x || x->layers() != c.m->layers() || x->heads != c.m->heads)
+    throw Error("sentence " + std::to_string(s.number) + " has no " + key +
+                " for these layers and heads in the dump (write it with " + option + ")");
+  std::vector<int> heads = c.m->averaged_heads(c.layer);
+  if (c.head) heads = {*c.head};
+  std::vector<float> out(static_cast<size_t>(x->rows) * x->cols, 0.0f);
+  for (int h : heads)
+    for (int i = 0; i < x->rows; ++i)
+      for (int j = 0; j < x->cols; ++j)
+        out[static_cast<size_t>(i) * x->cols + j] += x->at(c.layer, h, i, j) / heads.size();
+  return out;
+}
+
+// The largest magnitude of the cells not under the causal mask.
+float largest(const std::vector<float>& values, int cols, bool causal) {
+  float scale = 0;
+  for (size_t k = 0; k < values.size(); ++k)
+    if (!(causal && static_cast<int>(k % cols) > static_cast<int>(k / cols)))
+      scale = std::max(scale, std::fabs(values[k]));
+  return scale;
+}
+
+// The logit lens as a table: a line per decoder position (its input piece), a column per
+// decoder layer in the dump, each cell that layer's most likely next piece and its probability.
+std::string draw_lens(const DumpSentence& s, const TerminalStyle& style) {
+  const std::string where = "sentence " + std::to_string(s.number);
+  if (s.layer_predictions.empty())
+    throw Error(where + " has no logit lens in the dump (write it with --logit-lens K)");
+  constexpr int kCell = 16;
+  std::string out;
+  for (const std::string& line :
+       {"Logit lens \u00b7 " + where +
+            " \u00b7 each decoder layer's most likely next piece and its probability",
+        "source: " + terminal_escape(s.source), "translation: " + terminal_escape(s.translation)})
+    for (const std::string& part : wrap(line, style.width)) out += part + "\n";
+  int left = 0;
+  for (const std::string& t : s.decoder_input_tokens)
+    left = std::max(left, terminal_width(terminal_escape(t)));
+  left = std::min(left, kMaxRowLabel);
+  std::string header = std::string(left + 1, ' ');
+  for (const std::string& label : s.lens_layer_labels)
+    header += pad_width("layer " + label, kCell, false) + " ";
+  out += rstrip(header) + "\n";
+  for (size_t t = 0; t < s.decoder_input_tokens.size(); ++t) {
+    std::string line =
+        pad_width(fit_width(terminal_escape(s.decoder_input_tokens[t]), left), left, true) + " ";
+    for (const auto& layer : s.layer_predictions) {
+      std::string cell;
+      if (t < layer.size() && !layer[t].empty()) {
+        char p[16];
+        std::snprintf(p, sizeof p, " %.2f", layer[t][0].second);
+        cell = fit_width(terminal_escape(layer[t][0].first), kCell - 5) + p;
+      }
+      line += pad_width(cell, kCell, false) + " ";
+    }
+    out += rstrip(line) + "\n";
+  }
+  return out;
+}
+
 // The labels and heading shared by a heatmap and a difference.
 Grid grid_for(const DumpSentence& s, const Chosen& c, const std::string& what) {
   Grid g;
@@ -256,6 +322,30 @@ Grid grid_for(const DumpSentence& s, const Chosen& c, const std::string& what) {
       g.right.push_back(label);
     }
   return g;
+}
+
+// The scores or weight x norm of the chosen heatmap, each map scaled to its own largest value.
+std::string draw_extra(const DumpSentence& s, const Chosen& c, const HeatmapChoice& choice,
+                       const TerminalStyle& style) {
+  const bool scores = choice.values == HeatmapValues::kScores;
+  const std::vector<float> values =
+      scores ? chosen_extra(s, c, dump_schema::kScoresSuffix, "--dump-scores")
+             : chosen_extra(s, c, dump_schema::kWeightedNormsSuffix, "--dump-norms");
+  const int cols = c.m->cols;
+  const bool causal = c.type->causal;
+  const float scale = largest(values, cols, causal);
+  Grid g = grid_for(s, c, scores ? " \u00b7 scores (before softmax)" : " \u00b7 weight x norm");
+  const TerminalColours colours = style.colours;
+  g.colours = colours;
+  g.cell = [&](int i, int j) {
+    if (causal && j > i) return view::masked_cell(colours);
+    const float v = values[static_cast<size_t>(i) * cols + j];
+    if (scores) return view::change_cell(v, scale, colours);
+    return view::weight_cell(scale > 0 ? v / scale : 0.0f, colours);
+  };
+  g.legend = scores ? view::signed_legend(colours, scale, causal, "score")
+                    : view::magnitude_legend(colours, scale, causal, "weight x norm");
+  return draw_grid(g, style.width);
 }
 
 }  // namespace
@@ -289,7 +379,9 @@ HeatmapChoice parse_heatmap_choice(const std::string& spec) {
 
 std::string draw_heatmap(const DumpSentence& sentence, const HeatmapChoice& choice,
                          const TerminalStyle& style) {
+  if (choice.values == HeatmapValues::kLens) return draw_lens(sentence, style);
   const Chosen c = choose(sentence, choice);
+  if (choice.values != HeatmapValues::kWeights) return draw_extra(sentence, c, choice, style);
   Grid g = grid_for(sentence, c, "");
   const std::vector<float> w = chosen_weights(c);
   const int cols = c.m->cols;

@@ -20,6 +20,7 @@ struct ShowArgs {
   std::string type = "cross";          // --type
   std::optional<int> layer, head;      // --layer, --head (unset: the last layer, the average)
   std::vector<std::string> sentences;  // "3", "5-8"; empty: all
+  std::string values = "weights";      // --values
   std::string color = "auto";
   int width = 0;
 };
@@ -30,12 +31,15 @@ int run_show(const ShowArgs& args) {
   options.choice.type = args.type;
   options.choice.layer = args.layer;
   options.choice.head = args.head;
+  enum_value(kHeatmapValueNames, args.values, options.choice.values);  // --values checked it
   options.sentences = parse_sentence_ranges(args.sentences, static_cast<int>(a.sentences.size()));
   options.style = terminal_style(STDOUT_FILENO, args.color, args.width);
   std::string text;
   if (args.dumps.size() == 1) {
     text = show_dump(a, options);
   } else {
+    if (options.choice.values != HeatmapValues::kWeights)
+      throw UsageError("--values " + args.values + " draws one dump; two are compared by weights");
     const AttentionDump b = read_dump_file(args.dumps[1]);
     text = show_difference({a, args.dumps[0]}, {b, args.dumps[1]}, options);
   }
@@ -75,6 +79,14 @@ void add_show_options(CLI::App& command, ShowArgs& args) {
           },
           "a head's number, or avg: the average over the heads not masked (the default)")
       ->type_name("H");
+  command
+      .add_option("--values", args.values,
+                  "weights: the attention weights; scores: what softmax read (a dump with "
+                  "--dump-scores); norms: weight x norm (--dump-norms); lens: each decoder "
+                  "layer's most likely next piece (--logit-lens)")
+      ->type_name("WHAT")
+      ->check(CLI::IsMember({"weights", "scores", "norms", "lens"}))
+      ->capture_default_str();
   add_sentences_option(command, args.sentences);
   add_color_option(command, args.color);
   add_width_option(command, args.width);

@@ -84,6 +84,28 @@ def expected_cell(weight, mode, masked):
     return "48;5;%d" % xterm_256(rgb), "  "
 
 
+def diverging(value, scale, definition):
+    """The colour of a signed value on the diverging scale up to `scale` (white for 0)."""
+    if not scale > 0:
+        return (255, 255, 255)
+    stops = definition["diverging"]["below" if value < 0 else "above"]
+    return sequential(abs(value) / scale, stops)
+
+
+def expected_signed_cell(value, scale, mode, masked):
+    """A signed value's cell (the scores): colour on the diverging scale; in plain and shading
+    modes its sign and a digit from 1 to 9, blank when it rounds to 0."""
+    if masked:
+        return expected_cell(0, mode, True)
+    if mode in ("plain", "shading"):
+        digit = level(f32(f32(abs(value)) / f32(scale)), 10) if scale > 0 else 0
+        return None, "  " if digit == 0 else ("-" if value < 0 else "+") + str(digit)
+    rgb = diverging(value, scale, scales())
+    if mode == "truecolor":
+        return "48;2;%d;%d;%d" % rgb, "  "
+    return "48;5;%d" % xterm_256(rgb), "  "
+
+
 def terminal_escape(text):
     """A label as minimt must show it: C0 controls and DEL as their Control Pictures, C1
     controls and noncharacters as U+FFFD."""

@@ -143,10 +143,11 @@ def drawn_weights(sentence, key, layer, head):
     return terminal_picture.average(heads)
 
 
-def check_picture(text, sentence, key, layer, head, mode, what):
-    """The drawn heatmap read back, line by line and cell by cell, against the dump."""
-    causal = key == "decoder_self_attention"
-    rows = sentence["decoder_input_tokens"] if key != "encoder_self_attention" else sentence["source_tokens"]
+def check_picture(text, sentence, key, layer, head, mode, what, cells=None, causal=None):
+    """The drawn heatmap read back, line by line and cell by cell, against the dump (or
+    `cells(i, j)`, the cell each position must have)."""
+    causal = key == "decoder_self_attention" if causal is None else causal
+    rows = sentence["decoder_input_tokens"] if not key.startswith("encoder_self") else sentence["source_tokens"]
     cols = sentence["decoder_input_tokens"] if causal else sentence["source_tokens"]
     row_labels = [terminal_picture.terminal_escape(t) for t in rows]
     col_labels = [terminal_picture.terminal_escape(t) for t in cols]
@@ -159,19 +160,21 @@ def check_picture(text, sentence, key, layer, head, mode, what):
           % (down, len(rows)), "%d lines\n%s" % (len(picture.lines), text))
     check(picture.columns == [terminal_picture.fit(l, 10) for l in col_labels],
           what + ": the column labels are the keys' tokens, escaped", repr(picture.columns))
-    weights = drawn_weights(sentence, key, layer, head)
+    if cells is None:
+        weights = drawn_weights(sentence, key, layer, head)
+        cells = lambda i, j: terminal_picture.expected_cell(weights[i][j], mode, causal and j > i)
     bad = []
-    for i, (label, cells, right) in enumerate(picture.rows):
+    for i, (label, row_cells, right) in enumerate(picture.rows):
         if label != terminal_picture.fit(row_labels[i], 16):
             bad.append("row %d label %r" % (i, label))
-        if cells is None or len(cells) != len(cols):
-            bad.append("row %d: %r cells, want %d" % (i, cells and len(cells), len(cols)))
+        if row_cells is None or len(row_cells) != len(cols):
+            bad.append("row %d: %r cells, want %d" % (i, row_cells and len(row_cells), len(cols)))
             continue
-        for j, cell in enumerate(cells):
-            want = terminal_picture.expected_cell(weights[i][j], mode, causal and j > i)
+        for j, cell in enumerate(row_cells):
+            want = cells(i, j)
             if cell != want:
-                bad.append("row %d col %d weight %.6f: %r, want %r" % (i, j, weights[i][j], cell, want))
-        if key != "encoder_self_attention":
+                bad.append("row %d col %d: %r, want %r" % (i, j, cell, want))
+        if not key.startswith("encoder_self"):
             want_right = "\u2192 %s %.2f" % (terminal_picture.terminal_escape(
                 sentence["output_tokens"][i]), math.exp(sentence["output_log_probs"][i]))
             if right != want_right:
@@ -244,15 +247,20 @@ def check_hostile_labels(minimt, model, plain_dump, scratch):
                       "translate --show of ESC and tab in a piece, " + mode)
 
 
+def translated_dump(minimt, model, dump, options):
+    """The dump `translate OPTIONS` writes of the sentence, parsed."""
+    status, _, err = run(minimt, ["translate", "-m", model, "--dump-attention", dump, *options,
+                                  "The black cat sees the small dog."])
+    check(status == 0, "translate " + " ".join(options), err)
+    with open(dump, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def check_negative_layers(minimt, model, scratch):
     """show --layer -1 is the model's last layer, whichever layers the dump holds."""
     dump = os.path.join(scratch, "layers.json")
-    status, _, err = run(minimt, ["translate", "-m", model, "--dump-attention", dump,
-                                  "--dump-layers", "-1,0", "--dump-types", "cross",
-                                  "The black cat sees the small dog."])
-    check(status == 0, "--dump-layers -1,0", err)
-    with open(dump, encoding="utf-8") as f:
-        dumped = json.load(f)
+    dumped = translated_dump(minimt, model, dump, ["--dump-layers", "-1,0", "--dump-types",
+                                                   "cross"])
     sentence = dumped["sentences"][0]
     layers = dumped["selection"]["decoder_layers"]  # the writer's numbers: [2, 0]
     check(layers == [2, 0], "the dump numbers its layers 2 and 0", repr(layers))
@@ -274,6 +282,76 @@ def check_negative_layers(minimt, model, scratch):
     status, out, err = run(minimt, ["show", dump, "--layer", "-4"])
     check(status == 1 and "layer -4 does not exist (the model has 3 cross layers" in err,
           "show --layer -4: past the model's first layer", err)
+
+
+def mean_over_heads(heads):
+    """The mean over heads [H][R][C] as minimt computes it in float (None: under the mask)."""
+    return terminal_picture.average([[[0.0 if w is None else w for w in row] for row in h]
+                                     for h in heads])
+
+
+def check_values(minimt, model, scratch):
+    """show --values scores, norms and lens, drawn from the dump's extras, each cell read back
+    and recomputed here: scores on the diverging scale up to the map's largest magnitude,
+    weight x norm on the sequential scale up to the map's largest, the lens's top piece."""
+    dump = os.path.join(scratch, "values.json")
+    sentence = translated_dump(minimt, model, dump, ["--dump-scores", "--dump-norms",
+                                                     "--logit-lens", "3"])["sentences"][0]
+    for mode in ("plain", "truecolor", "256"):
+        flags, env, _ = MODE_RUNS[mode]
+        for prefix, causal in (("decoder_self", True), ("cross", False)):
+            kind = "decoder" if prefix == "decoder_self" else "cross"
+            for head in (1, None):
+                head_args = ["--head", str(head)] if head is not None else []
+                what = "show --values scores --type %s %s, %s" % (
+                    kind, "head 1" if head is not None else "average", mode)
+                status, out, err = run(minimt, ["show", dump, "--values", "scores", "--type", kind,
+                                                "--width", "200"] + head_args + flags, env)
+                layer = sentence[prefix + "_scores"][-1]
+                scores = ([[terminal_picture.f32(0.0 if w is None else w) for w in row]
+                           for row in layer[head]] if head is not None else mean_over_heads(layer))
+                scale = max(abs(v) for i, row in enumerate(scores) for j, v in enumerate(row)
+                            if not (causal and j > i))
+                cells = (lambda s, sc: lambda i, j: terminal_picture.expected_signed_cell(
+                    s[i][j], sc, mode, causal and j > i))(scores, scale)
+                check(status == 0 and ("score  -%.4f" % scale) in out, what + ": runs, legend",
+                      err + out[-300:])
+                if status == 0:
+                    check_picture(out.split("\n", 2)[2], sentence, prefix + "_scores", -1, head,
+                                  mode, what, cells, causal)
+        norms = [[terminal_picture.f32(w) for w in row]
+                 for row in sentence["cross_weighted_norms"][-1][2]]
+        scale = max(max(row) for row in norms)
+        status, out, err = run(minimt, ["show", dump, "--values", "norms", "--head", "2",
+                                        "--width", "200"] + flags, env)
+        cells = (lambda n, sc: lambda i, j: terminal_picture.expected_cell(
+            terminal_picture.f32(n[i][j] / sc), mode, False))(norms, scale)
+        check(status == 0, "show --values norms, %s: runs" % mode, err)
+        if status == 0:
+            check_picture(out.split("\n", 2)[2], sentence, "cross_weighted_norms", -1, 2, mode,
+                          "show --values norms --head 2, " + mode, cells, False)
+    status, out, err = run(minimt, ["show", dump, "--values", "lens", "--width", "200"])
+    lines = out.split("\n", 2)[2].splitlines()
+    table = lines[4:]
+    lens = sentence["decoder_layer_predictions"]
+    check(status == 0 and lines[3].split() == ["layer", "0", "layer", "1", "layer", "2"] and
+          len(table) == len(sentence["decoder_input_tokens"]),
+          "show --values lens: a column per layer, a line per decoder position", out)
+    bad = []
+    for t, line in enumerate(table):
+        fields = line.split()
+        want = [terminal_picture.terminal_escape(sentence["decoder_input_tokens"][t])]
+        for layer in lens:
+            want += [terminal_picture.terminal_escape(layer[t][0]["token"]),
+                     "%.2f" % layer[t][0]["probability"]]
+        if fields != want:
+            bad.append("%r, want %r" % (fields, want))
+    check(status == 0 and not bad, "show --values lens: each layer's top piece and probability",
+          "\n".join(bad))
+    status, out, err = run(minimt, ["show", os.path.join(scratch, "plain.json"), "--values",
+                                    "scores"])
+    check(status == 1 and "--dump-scores" in err, "show --values scores of a dump without them",
+          err)
 
 
 def main():
@@ -448,6 +526,7 @@ def main():
     check_rendered(minimt, model, scratch)
     check_hostile_labels(minimt, model, plain_dump, scratch)
     check_negative_layers(minimt, model, scratch)
+    check_values(minimt, model, scratch)
 
     shutil.rmtree(scratch)
     return tally.finish()

@@ -30,6 +30,17 @@ struct TerminalStyle {
   int width = 80;  // columns: no line drawn is wider
 };
 
+// What a heatmap's cells show (show --values): the weights; the scores softmax read
+// (--dump-scores), signed, on the diverging scale up to the map's largest magnitude; weight x
+// norm, ||a_ij v_j W_O|| (--dump-norms), on the sequential scale up to the map's largest; or
+// the logit lens (--logit-lens), each decoder layer's most likely next piece at each position.
+enum class HeatmapValues { kWeights, kScores, kNorms, kLens };
+inline constexpr EnumName<HeatmapValues> kHeatmapValueNames[] = {
+    {"weights", HeatmapValues::kWeights},
+    {"scores", HeatmapValues::kScores},
+    {"norms", HeatmapValues::kNorms},
+    {"lens", HeatmapValues::kLens}};
+
 // Which heatmap of a sentence: an attention type, a layer and a head or the average.
 struct HeatmapChoice {
   std::string type = "cross";
@@ -37,6 +48,7 @@ struct HeatmapChoice {
   // every command, whichever layers the dump holds. Unset: the deepest layer in the dump.
   std::optional<int> layer;
   std::optional<int> head;  // unset: the average over the heads that are not masked
+  HeatmapValues values = HeatmapValues::kWeights;
 };
 
 // "TYPE[:LAYER[:HEAD]]" (translate --show): TYPE encoder, decoder or cross; LAYER a number

@@ -4,6 +4,7 @@
 
 #include "minimt/app/heads_run.h"
 #include "minimt/base/json_writer.h"
+#include "minimt/base/visible_text.h"
 
 namespace minimt {
 namespace {
@@ -31,8 +32,9 @@ std::string changed_text(const HeadAnalysis& a) {
     out += std::string(kind_name(h.kind)) + ":" + std::to_string(h.layer) + ":" +
            std::to_string(h.head) + ", " + std::to_string(h.changed.size()) + " sentence" +
            (h.changed.size() == 1 ? "" : "s") + "\n";
-    for (const ChangedTranslation& c : h.changed)
-      out += "  line " + std::to_string(c.line) + ": " + c.before + " \u2192 " + c.after + "\n";
+    for (const ChangedTranslation& c : h.changed)  // the model's text: its pieces may hold ESC
+      out += "  line " + std::to_string(c.line) + ": " + visible_text(c.before) + " \u2192 " +
+             visible_text(c.after) + "\n";
   }
   if (out.empty()) return "\nno greedy translation changes when any one head is ablated\n";
   return "\ngreedy translations that change when one head alone is ablated (line: intact \u2192 "

@@ -2,7 +2,7 @@
 """What round 2 of hardening left (issue 35, class 5), by class, on the shipped model:
 
   - text the model wrote reaches standard output made visible in every plain-text format
-    (translations, --align, --n-best, tokenize, vocab): a model whose target vocabulary spells
+    (translations, --align, --n-best, tokenize, vocab, heads): a model whose target vocabulary spells
     pieces with ESC, tab, newline, DEL and a C1 control (renamed_pieces.py) prints them as
     docs/robustness.md's rule says (worked out here from the JSON Lines record's bytes), never
     raw, each line keeping its columns, into a pipe and on a terminal alike;
@@ -86,6 +86,21 @@ def check_model_text(tally, minimt, model):
           "vocab --side target: the pieces made visible", repr(out[:200]))
 
 
+def check_heads_text(tally, minimt, model, folder):
+    """heads' text report lists the translations an ablation changes: made visible too."""
+    check = tally.check
+    pair = os.path.join(folder, "pair.tsv")
+    with open(pair, "w", encoding="utf-8") as f:  # encoder:2:0 changes this one's translation
+        f.write("the small black goats do not find an old magazine\t"
+                "les petites ch\u00e8vres noires ne trouvent pas de vieux magazine\n")
+    status, out, err = support.run([minimt, "heads", "-m", model, "-i", pair, "--translate",
+                                    "-q"])
+    changed = [l for l in out.decode().split("\n") if l.startswith("  line 1: ")]
+    check(status == 0 and changed and b"\x1b" not in out and
+          all(l.count("\u2581") == 0 and l.count("l\\x1B[1mes\\t") == 2 for l in changed),
+          "heads: the changed translations made visible", repr(out[-400:]))
+
+
 def check_prefix(tally, model, minimt):
     check = tally.check
     with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
@@ -142,6 +157,9 @@ def main():
         model = renamed_pieces.model_with_pieces(support.SHIPPED, os.path.join(work, "m"),
                                                  RENAMES)
         check_model_text(tally, minimt, model)
+        check_heads_text(tally, minimt, renamed_pieces.model_with_pieces(
+            support.SHIPPED, os.path.join(work, "m2"), {"\u2581les": "\u2581l\x1b[1mes\t"}),
+            work)
         check_prefix(tally, support.SHIPPED, minimt)
         signals = os.path.join(work, "signals")
         os.mkdir(signals)

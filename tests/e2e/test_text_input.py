@@ -211,9 +211,11 @@ def check_outputs_stay_valid(tally, base, minimt, work):
     tokens = ["\u2581a" + w for w in weird]
     n = len(tokens)
     matrix = [[[[1.0 / n] * n for _ in range(n)]]]
+    # The decoder's rows end at the diagonal, as the causal mask leaves them (view checks).
+    causal = [[[[1.0 / (i + 1)] * (i + 1) + [0.0] * (n - i - 1) for i in range(n)]]]
     sentence = {"source": "".join(weird), "translation": "x\x01y\x1bz\u0085",
                 "source_tokens": tokens, "decoder_input_tokens": tokens, "output_tokens": tokens,
-                "encoder_self_attention": matrix, "decoder_self_attention": matrix,
+                "encoder_self_attention": matrix, "decoder_self_attention": causal,
                 "cross_attention": matrix}
     handmade = {"format": "minimt-attention", "version": 1, "model": "hand\x02made",
                 "selection": {"types": ["encoder", "decoder", "cross"], "layers": None,

@@ -119,6 +119,20 @@ json kinds() {
   return out;
 }
 
+json lens(const DumpSentence& s) {
+  json positions = json::array();
+  for (const auto& layer : s.layer_predictions) {
+    json row = json::array();
+    for (const auto& list : layer) {
+      json tokens = json::array();
+      for (const auto& [token, probability] : list) tokens.push_back({token, probability});
+      row.push_back(std::move(tokens));
+    }
+    positions.push_back(std::move(row));
+  }
+  return {{"layers", s.lens_layer_labels}, {"predictions", std::move(positions)}};
+}
+
 void write_page(std::ostream& out, const json& data, bool live) {
   out << view::kPageBeforeData << json_for_script(data)
       << (live ? view::kLivePageAfterData : view::kPageAfterData);
@@ -179,28 +193,9 @@ json packed_extras(const DumpSentence& s) {
   json out = json::object();
   for (const AttentionMatrices& m : s.extras) {
     if (m.layers() == 0 || m.heads.empty()) continue;
-    const std::string key = m.type;
-    const bool causal_scores =
-        key == dump_schema::extra_key(*dump_schema::find_attention_type("decoder"),
-                                      dump_schema::kScoresSuffix);
-    out[key] = packed_weights(m, causal_scores);
+    out[m.type] = packed_weights(m, dump_schema::causal_matrices(m.type));
   }
   return out;
-}
-
-// The logit lens (--logit-lens): per decoder layer and position, [token, probability] pairs.
-json lens_json(const DumpSentence& s) {
-  json positions = json::array();
-  for (const auto& layer : s.layer_predictions) {
-    json row = json::array();
-    for (const auto& list : layer) {
-      json tokens = json::array();
-      for (const auto& [token, probability] : list) tokens.push_back({token, probability});
-      row.push_back(std::move(tokens));
-    }
-    positions.push_back(std::move(row));
-  }
-  return {{"layers", s.lens_layer_labels}, {"predictions", std::move(positions)}};
 }
 
 // The data of one sentence: its texts, tokens, and the weights of each type and rollout in the
@@ -211,7 +206,7 @@ json sentence_data(const DumpSentence& s, ViewSummary& summary) {
   entry["alternatives"] = alternatives_json(s);
   if (!s.error.empty() || s.blank()) return entry;  // the page says which
   if (!s.extras.empty()) entry["inside"] = packed_extras(s);
-  if (!s.layer_predictions.empty()) entry["lens"] = lens_json(s);
+  if (!s.layer_predictions.empty()) entry["lens"] = page_data::lens(s);
   for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
     const AttentionMatrices* m = s.find(type.type);
     if (m && m->layers() > 0 && !m->heads.empty()) {

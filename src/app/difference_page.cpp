@@ -1,7 +1,9 @@
 // The page of `minimt view A B`: the attention page (src/app/view/) with, in place of each
 // type's weights, B - A per cell and each run's weights (for reading a cell), and the table of
-// each head's largest change (largest_changes, as minimt show A B prints it). The page's script
-// draws the differences on the diverging scale (view/difference.js).
+// each head's largest change (largest_changes, as minimt show A B prints it). What else both
+// dumps hold is compared the same way: the scores and norms (the values menu, the panel of a
+// pinned row), the logit lens and the output probabilities. The page's script draws the
+// differences on the diverging scale (view/difference.js).
 #include <algorithm>
 #include <cmath>
 
@@ -16,7 +18,7 @@ namespace {
 using nlohmann::json;
 
 // One type's difference as data.js reads it: "f" B - A, "a" and "b" each run's weights (single
-// floats, a causal type's lower triangle only), the heads masked in each run.
+// floats, a causal type's lower triangle only), the heads masked in each run; an extra's alike.
 json packed_difference(const MatricesDifference& d, bool lower) {
   return {{"layers", d.change.layer_labels},
           {"heads", d.change.heads},
@@ -31,9 +33,50 @@ json packed_difference(const MatricesDifference& d, bool lower) {
           {"masked_b", page_data::masked_heads(d.b)}};
 }
 
+// The extras compared: what a head's weights come from (its scores) and what it adds (its
+// norms). The vectors (queries, keys, values) are left out: their B - A has no reading of its own.
+bool compared_extra(const std::string& key) {
+  for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes)
+    for (const char* suffix : {dump_schema::kScoresSuffix, dump_schema::kWeightedNormsSuffix,
+                               dump_schema::kHeadNormsSuffix})
+      if (key == dump_schema::extra_key(type, suffix)) return true;
+  return false;
+}
+
+// The extras both runs hold, each as its type's weights are (packed_difference), under its key.
+json extras_difference(const DumpSentence& sa, const DumpSentence& sb) {
+  json out = json::object();
+  for (const AttentionMatrices& ea : sa.extras) {
+    const AttentionMatrices* eb = sb.find_extra(ea.type);
+    if (!eb || !compared_extra(ea.type)) continue;
+    const MatricesDifference d = matrices_difference(ea, *eb);
+    if (d.change.layers() == 0 || d.change.heads.empty()) continue;
+    out[ea.type] = packed_difference(d, dump_schema::causal_matrices(ea.type));
+  }
+  return out;
+}
+
+// The logit lens of both runs on the decoder layers both hold (by label, in A's order):
+// "layers", and each run's predictions, "a" and "b" (lens.js: page_data::lens); null when
+// either run has none.
+json lens_difference(const DumpSentence& sa, const DumpSentence& sb) {
+  if (sa.layer_predictions.empty() || sb.layer_predictions.empty()) return nullptr;
+  const json la = page_data::lens(sa), lb = page_data::lens(sb);
+  json out = {{"layers", json::array()}, {"a", json::array()}, {"b", json::array()}};
+  const std::vector<std::string>& labels = sb.lens_layer_labels;
+  for (size_t l = 0; l < sa.lens_layer_labels.size(); ++l) {
+    const auto at = std::find(labels.begin(), labels.end(), sa.lens_layer_labels[l]);
+    if (at == labels.end()) continue;
+    out["layers"].push_back(sa.lens_layer_labels[l]);
+    out["a"].push_back(la["predictions"][l]);
+    out["b"].push_back(lb["predictions"][at - labels.begin()]);
+  }
+  return out["layers"].empty() ? json(nullptr) : out;
+}
+
 // Sentence `sb` of B and its twin `sa` of A (the same tokens): B's texts and tokens, each run's
-// probability of each predicted piece (run_log_probs; none when either dump lacks them), and per
-// type both hold, its difference.
+// probability of each predicted piece (run_log_probs; none when either dump lacks them), per
+// type both hold its difference, and the extras and logit lens both hold.
 json sentence_difference(const DumpSentence& sa, const DumpSentence& sb, ViewSummary& summary) {
   json entry = page_data::sentence_texts(sb);
   entry["output_log_probs"] = json::array();
@@ -41,6 +84,10 @@ json sentence_difference(const DumpSentence& sa, const DumpSentence& sb, ViewSum
   if (!sa.output_log_probs.empty() && sa.output_log_probs.size() == sb.output_log_probs.size())
     entry["run_log_probs"] = {{"a", sa.output_log_probs}, {"b", sb.output_log_probs}};
   if (!sb.error.empty() || sb.blank()) return entry;
+  const json inside = extras_difference(sa, sb);
+  if (!inside.empty()) entry["inside"] = inside;
+  const json lens = lens_difference(sa, sb);
+  if (!lens.is_null()) entry["lens"] = lens;
   for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
     const AttentionMatrices* ma = sa.find(type.type);
     const AttentionMatrices* mb = sb.find(type.type);

@@ -90,7 +90,7 @@ MatricesDifference matrices_difference(const AttentionMatrices& a, const Attenti
     for (const auto& h : heads) m->heads.push_back(a.heads[h.first]);
   }
   if (d.change.layer_labels.empty()) return d;
-  const bool causal = dump_schema::find_attention_type(a.type)->causal;
+  const bool causal = dump_schema::causal_matrices(a.type);
   const bool any_masked = !a.masked.empty() || !b.masked.empty();
   for (const auto& [la, lb] : layers)
     for (const auto& [ha, hb] : heads) {

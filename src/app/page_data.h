@@ -30,6 +30,10 @@ nlohmann::json masked_heads(const AttentionMatrices& m);
 // "attention" object; the caller adds output_log_probs, alternatives and the weights.
 nlohmann::json sentence_texts(const DumpSentence& s);
 
+// The logit lens of a sentence (--logit-lens): "layers", its labels, and "predictions", per
+// decoder layer and position the [token, probability] pairs kept, best first (lens.js).
+nlohmann::json lens(const DumpSentence& s);
+
 // What the page's script knows of each attention type and rollout (data.js: KINDS).
 nlohmann::json kinds();
 

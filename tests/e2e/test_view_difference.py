@@ -94,6 +94,15 @@ def expected_changes(a, b):
     return best
 
 
+def four(x, plus=False):
+    """x as the page prints a weight: printf's %.4f, or %.2g where that would read 0 for a value
+    that is not 0; with `plus`, a sign."""
+    text = "%.4f" % x
+    if x != 0 and float(text) == 0:
+        text = "%.2g" % x
+    return ("+" + text) if plus and x >= 0 else text
+
+
 def page_data(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -236,7 +245,7 @@ def browser_check(browser, scratch, what, page, data, a, b, best, top):
     i, j = 2, 1
     x, y = s_a["cross_attention"][1][2][i][j], s_b["cross_attention"][1][2][i][j]
     _, pinned, _ = page_status(browser, page, scratch, "#show=cross&layer=1&head=2&pin=cross.1.2.%d.%d" % (i, j))
-    want = "B \u2212 A %+.4f (A %.4f, B %.4f)" % (f32(f32(y) - f32(x)), f32(x), f32(y))
+    want = "B \u2212 A %s (A %s, B %s)" % (four(f32(f32(y) - f32(x)), True), four(f32(x)), four(f32(y)))
     check(pinned == want, "%s: a pinned cell reads B - A and both weights" % what,
           "%r, want %r" % (pinned, want))
     for layer in (0, 1):
@@ -244,7 +253,7 @@ def browser_check(browser, scratch, what, page, data, a, b, best, top):
         avg_b = head_average(s_b["cross_attention"][layer], masked_set(b), layer, "cross")[i][j]
         _, pinned, _ = page_status(browser, page, scratch,
                                    "#show=cross&head=avg&pin=cross.%d.avg.%d.%d" % (layer, i, j))
-        got = re.match(r"B \u2212 A ([-+][0-9.]+) \(A ([0-9.]+), B ([0-9.]+)\)", pinned or "")
+        got = re.match(r"B \u2212 A ([-+][0-9.e+-]+) \(A ([0-9.e-]+), B ([0-9.e-]+)\)", pinned or "")
         check(got and abs(float(got.group(1)) - (avg_b - avg_a)) < 1.5e-4 and
               abs(float(got.group(2)) - avg_a) < 1.5e-4 and abs(float(got.group(3)) - avg_b) < 1.5e-4,
               "%s: the average's cell of layer %d: B's mean over its heads not masked minus A's"

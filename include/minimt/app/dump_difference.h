@@ -20,9 +20,10 @@ struct NamedDump {
 // failed in one of them, or their numbers of sentences).
 void check_same_sentences(const NamedDump& a, const NamedDump& b);
 
-// One attention type of one sentence in both runs, on the layers (matched by label) and heads
-// (by number) both hold, in A's order: each run's weights and masked heads, and B - A per cell
-// (0 under a causal mask). No layer or head in common: layers() or heads of all three is empty.
+// One attention type (or one extra: scores, norms) of one sentence in both runs, on the layers
+// (matched by label) and heads (by number) both hold, in A's order: each run's values and masked
+// heads, and B - A per cell (0 under a causal mask). No layer or head in common: layers() or
+// heads of all three is empty.
 struct MatricesDifference {
   AttentionMatrices a, b;    // the shared layers and heads of each run, its masked heads kept
   AttentionMatrices change;  // B - A, [layers][heads][rows][cols]; masked is empty

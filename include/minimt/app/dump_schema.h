@@ -113,4 +113,12 @@ inline const AttentionType* find_attention_type(const std::string& type) {
   return nullptr;
 }
 
+// Whether the matrices under `key`, a type's name or an extra's key, lie under the causal mask
+// above the diagonal: the causal type's weights and its scores (null there in the dump).
+inline bool causal_matrices(const std::string& key) {
+  for (const AttentionType& t : kAttentionTypes)
+    if (t.causal && (key == t.type || key == extra_key(t, kScoresSuffix))) return true;
+  return false;
+}
+
 }  // namespace minimt::dump_schema

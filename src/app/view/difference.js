@@ -1,10 +1,11 @@
 // The page of two runs (minimt view A B; data.difference, difference_page.cpp): each heatmap
-// draws B - A on the diverging scale (blue: B higher, red: A higher), one scale for the whole
-// page, the largest change of any head; a cell reads B - A and each run's weight; above the
+// draws B - A on the diverging scale (blue: B higher, red: A higher): the weights on one scale
+// for the whole page, the largest change of any head; the scores and norms (the values menu)
+// each map up to its own largest change. A cell reads B - A and each run's value; above the
 // sentences, the table of each head's largest change, as minimt show A B prints it.
 page.difference = (function () {
   var el = page.dom.el, visible = page.dom.visible, fixed = page.numbers.fixed, colours = page.colours;
-  var DIFF = page.data.difference;
+  var numbers = page.numbers, DIFF = page.data.difference;
 
   // The largest |B - A| of the page, which the darkest colours stand for.
   function scale() { return DIFF && DIFF.scale > 0 ? DIFF.scale : 1; }
@@ -19,11 +20,44 @@ page.difference = (function () {
     };
   }
 
+  // The colour of a change x of map `w` (scores, norms): up to the map's own largest change.
+  function mapPainter(w, mode) {
+    var top = 0;
+    for (var i = 0; i < w.length; i++) if (isFinite(w[i])) top = Math.max(top, Math.abs(w[i]));
+    return function (x) {
+      var f = top > 0 ? Math.min(1, Math.abs(x) / top) : 0;
+      if (mode === 'sqrt') f = Math.sqrt(f);
+      return colours.diverging(x < 0 ? -f : f, 1);
+    };
+  }
+
+  // A change and both runs' values as a cell reads them, `write(x, plus)` writing each number:
+  // "B - A +0.4145 (A 0.2227, B 0.6372)".
+  function runsText(change, a, b, write) {
+    return 'B \u2212 A ' + write(change, true) + ' (A ' + write(a) + ', B ' + write(b) + ')';
+  }
+  // A weight or a probability to 4 decimals, as printf writes it; a value that is not 0 never as 0.
+  function decimals(x, plus) {
+    var text = numbers.nonzero(x, 4);
+    return plus && x >= 0 && text.charAt(0) !== '+' ? '+' + text : text;
+  }
+  // A score or a norm to 4 significant digits.
+  function significant(x, plus) {
+    var text = numbers.general(x, 4);
+    return plus && x >= 0 ? '+' + text : text;
+  }
+
   // What a cell of heatmap g (heatmap.js: figure.minimt) reads: B - A, then each run's weight.
   function cellText(g, cell) {
     var a = page.data.runWeights(g.m, g.layer, g.head, 'a')[cell];
     var b = page.data.runWeights(g.m, g.layer, g.head, 'b')[cell];
-    return 'B \u2212 A ' + fixed(g.w[cell], 4, true) + ' (A ' + fixed(a, 4) + ', B ' + fixed(b, 4) + ')';
+    return runsText(g.w[cell], a, b, decimals);
+  }
+  // What a cell reads of the values drawn instead of the weights (g.source: scores or norms).
+  function drawnText(g, cell) {
+    var a = page.data.runWeights(g.source, g.layer, g.head, 'a')[cell];
+    var b = page.data.runWeights(g.source, g.layer, g.head, 'b')[cell];
+    return page.values.name(g.values) + ' ' + runsText(g.drawn[cell], a, b, significant);
   }
 
   // One run in words: its file, model, compute type and the heads it ablated.
@@ -74,6 +108,7 @@ page.difference = (function () {
     parent.appendChild(el('section', { class: 'changes', id: 'minimt-changes' }, children));
   }
 
-  return { active: !!DIFF, scale: scale, painter: painter, cellText: cellText, describeRuns: describeRuns,
-           build: build };
+  return { active: !!DIFF, scale: scale, painter: painter, mapPainter: mapPainter, cellText: cellText,
+           drawnText: drawnText, runsText: runsText, decimals: decimals, significant: significant,
+           describeRuns: describeRuns, build: build };
 }());

@@ -30,7 +30,8 @@ page.heatmap = (function () {
     // The cells: one pixel each in a bitmap of rows x cols, scaled up without smoothing.
     var w = page.data.weights(m, layer, head), rows = m.rows, cols = m.cols;
     var drawn = shown === m ? w : page.data.weights(shown, layer, head);
-    var colour = m.difference ? page.difference.painter(mode) : page.values.painter(drawn, values, mode);
+    var colour = !m.difference ? page.values.painter(drawn, values, mode) :
+        values === 'weights' ? page.difference.painter(mode) : page.difference.mapPainter(drawn, mode);
     var bitmap = document.createElement('canvas');
     bitmap.width = cols;
     bitmap.height = rows;
@@ -75,7 +76,8 @@ page.heatmap = (function () {
       ctx.restore();
     }
     figure.minimt = { s: s, type: type, m: m, layer: layer, head: head, cell: cell, left: left, top: top,
-                      width: width, height: height, ratio: ratio, w: w, drawn: drawn, values: values };
+                      width: width, height: height, ratio: ratio, w: w, drawn: drawn, values: values,
+                      source: shown };
   }
 
   return { draw: draw };

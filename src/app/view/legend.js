@@ -56,9 +56,11 @@ page.legend = (function () {
   }
 
   // Two runs' difference: the diverging scale from -largest (red, A higher) to +largest (blue,
-  // B higher), `mode` 'sqrt' placing the numbers as the colours stretch.
+  // B higher), `mode` 'sqrt' placing the numbers as the colours stretch. The weights' largest is
+  // the page's; scores and norms are coloured up to each map's own (difference.js: mapPainter).
   function drawChange(c, mode, ratio) {
     var width = 320, height = 26, top = page.difference.scale(), paint = page.difference.painter(mode);
+    var end = page.controls.state.values === 'weights' ? page.numbers.fixed(top, 4) : 'largest of the map';
     c.width = width * ratio; c.height = height * ratio;
     c.style.width = width + 'px'; c.style.height = height + 'px';
     var ctx = c.getContext('2d'), x0 = 8, x1 = width - 14, middle = (x0 + x1) / 2;
@@ -75,13 +77,12 @@ page.legend = (function () {
     ctx.font = '10px ' + page.labels.FONT_FAMILY;
     ctx.textBaseline = 'top';
     ctx.textAlign = 'left';
-    ctx.fillText('A higher −' + page.numbers.fixed(top, 4), x0, 15);
+    ctx.fillText('A higher −' + end, x0, 15);
     ctx.textAlign = 'center';
     ctx.fillText('0', middle, 15);
     ctx.textAlign = 'right';
-    ctx.fillText('+' + page.numbers.fixed(top, 4) + ' B higher', x1, 15);
-    c.setAttribute('aria-label', 'B − A: red, A higher, down to −' + page.numbers.fixed(top, 4) +
-                   '; white, 0; blue, B higher, up to +' + page.numbers.fixed(top, 4));
+    ctx.fillText('+' + end + ' B higher', x1, 15);
+    c.setAttribute('aria-label', 'B − A: red, A higher, down to −' + end + '; white, 0; blue, B higher, up to +' + end);
     drawMask();
   }
 

@@ -21,14 +21,7 @@ page.lens = (function () {
   function build(s) {
     var lens = s.lens;
     if (!lens) return null;
-    var head = [el('th', {}, ['layer'])].concat(s.decoder_input_tokens.map(function (token, t) {
-      return el('th', { title: 'reads ' + shown(token) + ', outputs ' + shown(s.output_tokens[t]) },
-                [t + ' ' + shown(token), el('br'), '\u2192 ' + shown(s.output_tokens[t])]);
-    }));
-    var rows = lens.predictions.map(function (positions, l) {
-      return el('tr', {}, [el('th', {}, ['layer ' + page.dom.visible(lens.layers[l])])].concat(
-        positions.map(function (list, t) { return cell(list, s.output_tokens[t]); })));
-    });
+    if (lens.b) return page.differenceLens.build(s);  // minimt view A B: both runs
     return el('section', { class: 'lens' }, [
       el('h3', {}, ['Logit lens: what each decoder layer would predict']),
       el('p', { class: 'axes' }, ['Rows: decoder layers; columns: positions (the token read \u2192 the token ' +
@@ -42,8 +35,22 @@ page.lens = (function () {
                                             '(tied embeddings) the nearest output token is the input itself. ' +
                                             'A copy, not a prediction: read the later layers for what the ' +
                                             'model builds.']),
-      el('div', { class: 'lens-table' }, [el('table', {}, [el('tr', {}, head)].concat(rows))])]);
+      table(s, lens.layers, lens.predictions, function (list, l, t) { return cell(list, s.output_tokens[t]); })]);
   }
 
-  return { build: build };
+  // The table of sentence `s`: a row per layer (`labels`), a column per position, each cell
+  // cellOf(predictions[l][t], l, t).
+  function table(s, labels, predictions, cellOf) {
+    var head = [el('th', {}, ['layer'])].concat(s.decoder_input_tokens.map(function (token, t) {
+      return el('th', { title: 'reads ' + shown(token) + ', outputs ' + shown(s.output_tokens[t]) },
+                [t + ' ' + shown(token), el('br'), '\u2192 ' + shown(s.output_tokens[t])]);
+    }));
+    var rows = predictions.map(function (positions, l) {
+      return el('tr', {}, [el('th', {}, ['layer ' + page.dom.visible(labels[l])])].concat(
+        positions.map(function (list, t) { return cellOf(list, l, t); })));
+    });
+    return el('div', { class: 'lens-table' }, [el('table', {}, [el('tr', {}, head)].concat(rows))]);
+  }
+
+  return { build: build, table: table };
 }());

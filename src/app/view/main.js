@@ -10,8 +10,8 @@
   if (page.difference.active) {  // minimt view A B
     about = ['B \u2212 A: ' + page.difference.describeRuns()];
     document.getElementById('minimt-info').textContent = 'Each cell is B \u2212 A: blue where B is ' +
-        'higher, red where A is. Hover over a cell to read B \u2212 A and both weights; click to keep ' +
-        'it here. Click a heatmap\u2019s title to show it alone, large.';
+        'higher, red where A is. Hover over a cell to read B \u2212 A and both runs\u2019 values; click ' +
+        'to keep it here and open its row in both runs. Click a heatmap\u2019s title to show it alone, large.';
   }
   document.querySelector('header .subtitle').textContent = about.join(' \u00b7 ');
   // The dump's notes: what this model's numbers include (T5: the position bias is in the score).

@@ -19,10 +19,12 @@ set(MINIMT_PAGE_MODULES
   legend.js         # the header's colour legend
   controls.js       # the header's menus
   panel.js          # a pinned row: its softmax, the neuron view, the norms
+  difference_panel.js  # a pinned row of two runs: each key's values in A and B, and B - A
   reading.js        # hover, pin and click on a cell
   address.js        # the view in the address
   render.js         # drawing the current choice
   lens.js           # view: the logit lens table of a sentence
+  difference_lens.js  # view: the logit lens of two runs, B - A
   sentences.js      # view: the sentences and their empty figures
   heads_grid.js     # view: minimt heads' grid of heads
   main.js)          # starts the page

@@ -82,15 +82,13 @@ page.panel = (function () {
     var g = fig.minimt;
     if (!g || g.m.rollout || g.head === 'avg' || !g.s.inside || !page.data.kind[g.type].prefix) { hide(); return; }
     var s = g.s, type = g.type, i = at.i, layer = g.layer, head = g.head, a = page.data.axes(s, type);
+    if (g.m.difference) { fill(g, i, page.differencePanel.parts(g, i)); return; }  // minimt view A B
     var scores = extra(s, type, '_scores'), queries = extra(s, type, '_queries'), keys = extra(s, type, '_keys');
     var norms = extra(s, type, '_weighted_norms'), headNorms = extra(s, type, '_head_norms');
     if (!scores && !queries && !norms) { hide(); return; }
     var visible = g.m.lower ? Math.min(i + 1, g.m.cols) : g.m.cols, weights = row(g.m, layer, head, i);
     var normRow = norms ? row(norms, layer, head, i) : null;
-    var close = el('button', { type: 'button', class: 'close', title: 'close' }, ['\u00d7']);
-    close.addEventListener('click', hide);
-    var parts = [close, el('h3', {}, [page.data.kind[type].name + ', layer ' + g.m.layers[layer] + ', ' +
-                                      page.data.headText(g.m, layer, head) + ': query ' + i + ' ' + shown(a.rows[i])])];
+    var parts = [];
     if (weights.every(function (w) { return w === 0; }) && visible > 0)
       parts.push(el('p', { class: 'note' }, ['Every weight of this row is 0: the head is ablated (--ablate-heads), ' +
                                               'which sets its weights to 0 after the softmax; its scores are ' +
@@ -115,8 +113,19 @@ page.panel = (function () {
       parts.push(el('h4', {}, ['Neuron view: the query and each key (before any scaling)']));
       parts.push(neuron(a, row(queries, layer, head, i), keyRows, weights, visible));
     }
+    fill(g, i, parts);
+  }
+
+  // The panel of row i of heatmap g: a close button, the row in words, then `parts` (none: hidden).
+  function fill(g, i, parts) {
+    if (!parts) { hide(); return; }
+    var close = el('button', { type: 'button', class: 'close', title: 'close' }, ['\u00d7']);
+    close.addEventListener('click', hide);
+    var heading = el('h3', {}, [page.data.kind[g.type].name + ', layer ' + g.m.layers[g.layer] + ', ' +
+                                page.data.headText(g.m, g.layer, g.head) + ': query ' + i + ' ' +
+                                shown(page.data.axes(g.s, g.type).rows[i])]);
     box.textContent = '';
-    parts.forEach(function (p) { box.appendChild(p); });
+    [close, heading].concat(parts).forEach(function (p) { box.appendChild(p); });
     box.hidden = false;
   }
 

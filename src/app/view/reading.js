@@ -31,14 +31,15 @@ page.reading = (function () {
         g.m.difference ? page.difference.cellText(g, cell) : 'weight ' + numbers.weight(g.w[cell]);
     var exact = masked || g.m.difference ? '' : 'float32 ' + numbers.float32(g.w[cell]);
     // The value drawn, when the values menu draws something else than the weights.
-    var drawn = g.values === 'weights' || masked ? '' :
+    var drawn = g.values === 'weights' || masked ? '' : g.m.difference ? page.difference.drawnText(g, cell) :
         page.values.name(g.values) + ' ' + numbers.general(g.drawn[cell], 4) +
         ' (float32 ' + numbers.float32(g.drawn[cell]) + ')';
     // What the model predicted at this query, how surely, and what else it considered.
     var predicted = '';
     if (a.right && a.rightRuns && at.i < a.rightRuns.a.length) {
-      predicted = 'p(' + shown(a.right[at.i]) + '): A ' + numbers.nonzero(a.rightRuns.a[at.i], 4) + ', B ' +
-          numbers.nonzero(a.rightRuns.b[at.i], 4);
+      var pa = a.rightRuns.a[at.i], pb = a.rightRuns.b[at.i], write = page.difference.decimals;
+      predicted = 'p(' + shown(a.right[at.i]) + '): A ' + write(pa) + ', B ' + write(pb) + ', B \u2212 A ' +
+          write(pb - pa, true);
     } else if (a.right && a.rightProbs) {
       predicted = (out.given ? 'given ' + shown(a.right[at.i]) + ', ' : '') + 'p(' + shown(a.right[at.i]) + ') = ' +
           numbers.nonzero(a.rightProbs[at.i], 4);

@@ -33,6 +33,7 @@ for folder in ("common", "marian", "hf"):
     sys.path.insert(0, os.path.join(TOOLS, folder))
 
 from errors import ConversionError  # noqa: E402
+from ignored_tensors import ConverterWarning  # noqa: E402
 from input_files import InputFileError  # noqa: E402
 from safetensors_file import SafetensorsError  # noqa: E402
 
@@ -98,9 +99,12 @@ def main(argv=None, prog=None):
                      130)
     except Exception as e:  # a bug, or an input no check foresaw: still one line
         return _fail(prog, "%s: internal error (%s: %s)" % (args.hf_dir, type(e).__name__, e))
-    if not args.quiet:
-        for note in notes:
+    for note in notes:  # a warning (ConverterWarning) shows even with --quiet
+        if isinstance(note, ConverterWarning):
+            print("warning: %s" % _one_line(note), file=sys.stderr)
+        elif not args.quiet:
             print("note: %s" % note, file=sys.stderr)
+    if not args.quiet:
         print("converted %s -> %s" % (args.hf_dir, args.out_dir), file=sys.stderr)
     return 0
 

@@ -5,6 +5,7 @@ import os
 import fairseq_family
 import hf_files
 import hf_keys
+import ignored_tensors
 import output
 import spm_layout
 import t5_family
@@ -59,6 +60,7 @@ def _fairseq(args, inputs, notes):
         notes.append("%s: %d pieces that vocab.json lacks are read as <unk>, as M2M100Tokenizer "
                      "does" % (spm_path, aliases))
     weights_path, tensors = hf_files.read_weights(args.hf_dir)
+    notes += ignored_tensors.leave_out(inputs["config"]["model_type"], tensors, weights_path)
     out = fairseq_family.map_weights(tensors, weights_path, p, notes)
     config = fairseq_family.minimt_config(p, unk, [code_ids[token(source)]],
                                           code_ids[token(target)], aliases)
@@ -83,6 +85,7 @@ def _t5(args, inputs, notes):
     if args.source_lang or args.target_lang:
         prefix = _t5_task_prefix(args, inputs, data, notes)
     weights_path, tensors = hf_files.read_weights(args.hf_dir)
+    notes += ignored_tensors.leave_out("t5", tensors, weights_path)
     return t5_family.minimt_config(p, unk, prefix), t5_family.map_weights(tensors, weights_path,
                                                                           p), data
 

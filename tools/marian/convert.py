@@ -7,6 +7,7 @@ import os
 
 import hf_config
 import hf_files
+import ignored_tensors  # tools/hf
 import output
 import selfcheck
 import vocab as vocab_mod
@@ -128,6 +129,7 @@ def convert(args):
     notes = hf_config.generation_notes(inputs.config, inputs.generation)
     notes += hf_config.tokenizer_notes(inputs.tokenizer_config)
     weights_path, tensors = hf_files.read_weights(args.hf_dir)
+    notes += ignored_tensors.leave_out("marian", tensors, weights_path)
     out = weights_mod.map_weights(tensors, weights_path, p, banned, notes)
     if banned:
         notes.append("token ids %s (bad_words_ids) are never generated: final_logits_bias %g"

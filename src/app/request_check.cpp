@@ -61,6 +61,8 @@ void check_values(const Request& request, const Checker& check) {
   check.range("temperature", s.temperature, limits::kMinTemperature, limits::kMaxTemperature);
   check.range("top_k", s.top_k, 0, limits::kMaxTopK);
   check.range("top_p", s.top_p, limits::kMinTopP, 1.0f);
+  check.range("no_repeat_ngram_size", s.no_repeat_ngram_size, 0, limits::kMaxNgram);
+  check.range("repetition_penalty", s.repetition_penalty, 1e-6f, limits::kMaxRepetitionPenalty);
   const RecordSettings& r = request.record;
   for (const std::string& type : r.dump_types) check.problem("dump_types", dump_type_problem(type));
   for (int head : r.dump_heads)

@@ -68,6 +68,9 @@ TranslateOptions translate_options(const Request& request) {
   t.keep_n_best = s.n_best.has_value();
   t.record_n_best = r.align && s.n_best;  // each hypothesis its own alignment
   t.length_penalty = s.length_penalty;
+  t.no_repeat_ngram_size = s.no_repeat_ngram_size;
+  t.repetition_penalty = s.repetition_penalty;
+  t.task = s.task;
   t.sampling = {s.sample, s.temperature, s.top_k, s.top_p};
   t.seed = s.seed.value_or(0);
   t.prefix = s.prefix;

@@ -73,18 +73,21 @@ std::vector<int> Translator::source_ids(const std::string& text, bool* truncated
   return ids;
 }
 
-std::vector<int> Translator::normalized_ids(const std::string& text, bool* truncated) const {
+std::vector<int> Translator::normalized_ids(const std::string& text, bool* truncated,
+                                            const std::string& task) const {
   const ModelConfig& c = model_->config();
+  // A task of the generation block puts its own prefix in place of the model's.
+  const std::vector<int>& prefix =
+      task.empty() ? c.source_prefix : c.generation.find_task(task).source_prefix;
   std::vector<int> pieces = model_->source_tokenizer().encode(text);
   // The model's prefix and suffix ids around the pieces (v1: eos after them), always kept: the
   // model saw such sentences in training.
-  const int room =
-      c.max_positions - static_cast<int>(c.source_prefix.size() + c.source_suffix.size());
+  const int room = c.max_positions - static_cast<int>(prefix.size() + c.source_suffix.size());
   if (static_cast<int>(pieces.size()) > room) {
     pieces.resize(room);
     *truncated = true;
   }
-  std::vector<int> ids = c.source_prefix;
+  std::vector<int> ids = prefix;
   ids.insert(ids.end(), pieces.begin(), pieces.end());
   ids.insert(ids.end(), c.source_suffix.begin(), c.source_suffix.end());
   return ids;
@@ -130,7 +133,7 @@ bool Translator::prepare(const std::string& sentence, const TranslateOptions& op
     // A blank source reads as "", whatever invisible characters it holds (text_input.h).
     const std::string normalized =
         is_blank_input(result.source) ? std::string() : normalize_input(result.source);
-    result.source_ids = normalized_ids(normalized, &result.truncated);
+    result.source_ids = normalized_ids(normalized, &result.truncated, options.task);
     result.unknown = unknown_words_of(model_->source_tokenizer(), normalized, result.source_ids);
     // A forced first token (format v2) starts every output, searched or given.
     const std::vector<int> forced =

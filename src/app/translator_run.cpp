@@ -51,6 +51,30 @@ void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfi
 
 }  // namespace
 
+SearchOptions Translator::search_options(const TranslateOptions& options) const {
+  const ModelConfig& c = model_->config();
+  SearchOptions search;
+  search.start_token = c.decoder_start_token;
+  search.eos = c.special.eos;
+  search.max_length = effective_max_length(options.max_length);
+  search.beam_size = options.beam_size;
+  search.n_best = options.n_best;
+  search.length_penalty = options.length_penalty;
+  search.sampling = options.sampling;
+  search.rules.no_repeat_ngram_size = options.no_repeat_ngram_size;
+  search.rules.repetition_penalty = options.repetition_penalty;
+  // What the checkpoint asks of every run (docs/model-format.md, "Generation settings").
+  const GenerationConfig& g = c.generation;
+  search.rules.bad_words = g.bad_words;
+  search.rules.forced_last_token = g.forced_last_token;
+  search.beam_rules = g.beam_rules;
+  const GenerationSettings& task =
+      options.task.empty() ? g.settings : g.find_task(options.task).settings;
+  search.early_stopping =
+      task.early_stopping.value_or(g.settings.early_stopping.value_or(EarlyStopping::kFalse));
+  return search;
+}
+
 void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
                      const TranslateOptions& options) const {
   const ModelConfig& c = model_->config();
@@ -95,12 +119,8 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
          line_seed(options.seed, options.first_line + static_cast<long long>(job.index))});
   }
   if (!searched.empty()) {
-    SearchOptions search_options{
-        c.decoder_start_token, c.special.eos,  effective_max_length(options.max_length),
-        options.beam_size,     options.n_best, options.length_penalty,
-        options.sampling};
     auto hypotheses =
-        search(decoder, searched_states, requests, search_options, c.target_vocab_size);
+        search(decoder, searched_states, requests, search_options(options), c.target_vocab_size);
     for (size_t i = 0; i < searched.size(); ++i) {
       Translation& result = results[jobs[searched[i]].index];
       const auto& list = hypotheses[i];

@@ -71,6 +71,38 @@ std::string format2_text(const ModelConfig& c) {
   return text;
 }
 
+// The model's generation block: what translate takes when the command line leaves it out.
+std::string generation_text(const GenerationConfig& g) {
+  auto settings_text = [](const GenerationSettings& s) {
+    std::string text;
+    auto add = [&text](const std::string& item) { text += (text.empty() ? "" : ", ") + item; };
+    const char* stopping[] = {"false", "true", "never"};
+    if (s.beam_size) add("--beam-size " + std::to_string(*s.beam_size));
+    if (s.length_penalty) add("--length-penalty " + nlohmann::json(*s.length_penalty).dump());
+    if (s.early_stopping)
+      add(std::string("early stopping ") + stopping[static_cast<int>(*s.early_stopping)]);
+    if (s.max_length) add("--max-length " + std::to_string(*s.max_length));
+    if (s.no_repeat_ngram_size)
+      add("--no-repeat-ngram-size " + std::to_string(*s.no_repeat_ngram_size));
+    if (s.repetition_penalty)
+      add("--repetition-penalty " + nlohmann::json(*s.repetition_penalty).dump());
+    return text;
+  };
+  std::string text = "from " + visible_text(g.origin.empty() ? "the model" : g.origin) + ": " +
+                     settings_text(g.settings);
+  if (g.forced_last_token >= 0)
+    text += ", token " + std::to_string(g.forced_last_token) + " forced at the length limit";
+  if (!g.bad_words.empty()) text += ", " + std::to_string(g.bad_words.size()) + " banned sequences";
+  text += g.beam_rules == BeamRules::kTransformers ? "; transformers' beam search"
+                                                   : "; minimt's beam search";
+  text += " (options given to translate override these)";
+  for (const GenerationTask& task : g.tasks)
+    text += "\ntask           --task " + visible_text(task.name) + ": " +
+            std::to_string(task.source_prefix.size()) + " source prefix ids" +
+            (settings_text(task.settings).empty() ? "" : ", " + settings_text(task.settings));
+  return text;
+}
+
 int run_info(const std::string& model_option, const std::string& compute_type) {
   auto model = load_model(model_option, compute_type);
   const ModelConfig& c = model->config();
@@ -92,6 +124,7 @@ int run_info(const std::string& model_option, const std::string& compute_type) {
             << c.decoder_start_token << "\n"
             << "parameters     " << model->weights().parameter_count << "\n";
   if (c.format_version > 1) std::cout << "format 2       " << format2_text(c) << "\n";
+  if (c.generation.present) std::cout << "generation     " << generation_text(c.generation) << "\n";
   for (const auto& file : model->files())
     std::cout << "file           " << visible_text(file.path) << " (" << human_size(file.bytes)
               << ")\n";

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/generation_defaults.h"
 #include "cli/path_guard.h"
 #include "cli/terminal_style.h"
 #include "minimt/app/line_reader.h"
@@ -198,6 +199,12 @@ int run_lines(LineRunArgs& args) {
     fprintf(stderr, "minimt: sampling with --seed %llu\n",
             static_cast<unsigned long long>(*request.search.seed));
   std::shared_ptr<const Model> model = load_model(request.model, request.compute_type);
+  const auto given = [&args](const std::string& option) {
+    return args.command && args.command->count(option) > 0;
+  };
+  const std::string taken = apply_generation_defaults(request, model->config(), given);
+  if (!args.quiet && !taken.empty())
+    fprintf(stderr, "minimt: the model's settings: %s\n", taken.c_str());
   const RequestPlan plan = plan_request(request, *model);
   check_paths(args, *model, reader.get());
   if (!args.quiet)

@@ -22,6 +22,7 @@ struct LineRunArgs {
   int width = 0;                   // --width: the columns --show may use; 0: the terminal's
   bool quiet = false;              // no progress bar, no warnings (errors still print)
   std::vector<std::string> texts;  // lines from the command line, instead of -i/stdin
+  CLI::App* command = nullptr;     // translate: what was given (the model's defaults fill the rest)
 };
 
 // Runs translate or score (args.request.kind); returns the exit status.

@@ -39,6 +39,19 @@ void add_search_options(CLI::App& command, SearchSettings& search, RecordSetting
   command.add_flag("--prefix-column", search.prefix_column,
                    "input lines are SOURCE<TAB>PREFIX: each line forces its own start (a line "
                    "without a tab has none, or --prefix's)");
+  add_ranged_option(command, "--no-repeat-ngram-size", search.no_repeat_ngram_size,
+                    "no N-gram twice in a translation (the start token counted, as generate() "
+                    "does; 0: no rule; default: the model's, else 0)",
+                    "N", 0, limits::kMaxNgram);
+  add_ranged_option(command, "--repetition-penalty", search.repetition_penalty,
+                    "a token already in the translation: its score / P (* P if negative), as "
+                    "generate()'s repetition_penalty (default: the model's, else 1: none)",
+                    "P", 1e-6f, limits::kMaxRepetitionPenalty);
+  command
+      .add_option("--task", search.task,
+                  "a task of the model (T5's task_specific_params, listed by minimt info): its "
+                  "source prefix and generation settings")
+      ->type_name("NAME");
   add_ranged_option(command, "--alternatives", record.alternatives,
                     "jsonl: the K most likely tokens and their probabilities at every output "
                     "position (\"alternatives\")",
@@ -78,6 +91,7 @@ void add_sampling_options(CLI::App& command, SearchSettings& search) {
 
 void add_translate_options(CLI::App& command, LineRunArgs& args) {
   command.description("translate sentences: arguments, or the lines of a file or stdin");
+  args.command = &command;
   CLI::Option* input = add_io_options(command, args);
   add_search_options(command, args.request.search, args.request.record);
   add_sampling_options(command, args.request.search);

@@ -61,20 +61,70 @@ class BeamSearch {
   // True when the sentence's finished hypotheses can no longer be beaten.
   bool settled(int sentence, const std::vector<LiveHypothesis>& next, size_t first) const;
 
+  // generate()'s BeamHypotheses.is_done, after the step that made `next`.
+  bool transformers_done(int sentence) const;
+  // The score finished hypotheses are ranked by.
+  double rank(const Hypothesis& hypothesis) const;
+
   const SearchOptions& options_;
   const int vocab_;
   std::vector<std::vector<Hypothesis>> finished_;
   std::vector<Candidate> candidates_;
   std::vector<int> order_;
+  std::vector<float> ruled_;
+  std::vector<int> history_;
+  int step_length_ = 0;  // the candidates' length, their output tokens
 };
+
+// generate() divides by the length of the decoder input the hypothesis ended with: the start
+// token and the output without eos, so an eos-ended one counts as minimt does (eos included)
+// and one cut at the limit counts one more.
+double BeamSearch::rank(const Hypothesis& hypothesis) const {
+  if (options_.beam_rules == BeamRules::kMinimt || hypothesis.finished)
+    return ranking_score(hypothesis, options_.length_penalty);
+  double sum = 0.0;
+  for (float log_prob : hypothesis.log_probs) sum += log_prob;
+  const double length = static_cast<double>(hypothesis.tokens.size() + 1);
+  return options_.length_penalty == 0.0f ? sum : sum / std::pow(length, options_.length_penalty);
+}
+
+bool BeamSearch::transformers_done(int sentence) const {
+  const auto& done = finished_[sentence];
+  const size_t beam = options_.beam_size;
+  if (done.size() < beam) return false;
+  if (options_.early_stopping == EarlyStopping::kTrue) return true;
+  std::vector<double> scores;
+  for (const auto& hypothesis : done) scores.push_back(rank(hypothesis));
+  std::nth_element(scores.begin(), scores.begin() + (beam - 1), scores.end(),
+                   std::greater<double>());
+  const double worst_kept = scores[beam - 1];
+  // The best of the step's candidates (eos ones too), at the length the step's input had.
+  const double best =
+      candidates_.empty() ? -std::numeric_limits<double>::infinity() : candidates_.front().sum;
+  const float a = options_.length_penalty;
+  double length = step_length_;  // generate()'s cur_len: the start token and the output so far
+  if (options_.early_stopping == EarlyStopping::kNever && a > 0) length = options_.max_length + 1;
+  return worst_kept >= best / std::pow(length, static_cast<double>(a));
+}
 
 void BeamSearch::candidates(const float* logits, const std::vector<LiveHypothesis>& live,
                             size_t first, size_t last) {
   const size_t wanted = 2 * static_cast<size_t>(options_.beam_size);
   candidates_.clear();
+  step_length_ = static_cast<int>(live[first].hypothesis.tokens.size()) + 1;
   for (size_t i = first; i < last; ++i) {
     const float* row = logits + static_cast<size_t>(live[i].row) * vocab_;
-    const float normalizer = ops::log_sum_exp(row, vocab_);
+    float normalizer = ops::log_sum_exp(row, vocab_);
+    if (options_.rules.active()) {  // generate(): on the log-probabilities, not renormalized
+      ruled_.resize(vocab_);
+      for (int j = 0; j < vocab_; ++j) ruled_[j] = row[j] - normalizer;
+      history_.assign(1, options_.start_token);
+      const auto& tokens = live[i].hypothesis.tokens;
+      history_.insert(history_.end(), tokens.begin(), tokens.end());
+      apply_generation_rules(options_.rules, history_, options_.max_length, ruled_.data(), vocab_);
+      row = ruled_.data();
+      normalizer = 0.0f;
+    }
     // Only a row's own best `wanted` tokens can be among the sentence's best `wanted`.
     const size_t take = std::min(wanted, static_cast<size_t>(vocab_));
     order_highest_first(row, vocab_, static_cast<int>(take), order_);
@@ -140,7 +190,15 @@ void BeamSearch::expand(const float* logits, std::vector<LiveHypothesis>& live,
     const bool at_limit =
         next.size() > next_first &&
         static_cast<int>(next.back().hypothesis.tokens.size()) >= options_.max_length;
-    if (at_limit) {
+    if (options_.beam_rules == BeamRules::kTransformers) {
+      // generate(): the sentence stops when is_done; at the limit, what is live is added
+      if (transformers_done(sentence)) {
+        next.resize(next_first);
+      } else if (at_limit) {
+        for (size_t i = next_first; i < next.size(); ++i) finish(sentence, next[i].hypothesis);
+        next.resize(next_first);
+      }
+    } else if (at_limit) {
       for (size_t i = next_first; i < next.size(); ++i) finish(sentence, next[i].hypothesis);
       next.resize(next_first);
     } else if (settled(sentence, next, next_first)) {
@@ -161,7 +219,7 @@ std::vector<std::vector<Hypothesis>> BeamSearch::results() {
     auto& done = finished_[s];
     // Stable: equal scores keep the order in which they finished.
     std::stable_sort(done.begin(), done.end(), [this](const Hypothesis& a, const Hypothesis& b) {
-      return ranking_score(a, options_.length_penalty) > ranking_score(b, options_.length_penalty);
+      return rank(a) > rank(b);
     });
     if (done.size() > static_cast<size_t>(options_.n_best)) done.resize(options_.n_best);
     results[s] = std::move(done);

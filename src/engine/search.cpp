@@ -27,6 +27,8 @@ std::vector<Hypothesis> single_path_search(Decoder& decoder, std::vector<Decoder
   std::vector<int> active = std::move(start.open);  // indices into states still decoding
   std::vector<int> still_active, next_tokens;
   std::vector<DecoderState*> batch;
+  std::vector<float> ruled;                   // a row with the generation rules applied
+  std::vector<int> history;                   // the decoder's input: start token, then the output
   const float* logits = start.logits.data();  // the first pass: one row per state, all of them
   bool first = true;
   while (!active.empty()) {
@@ -35,6 +37,14 @@ std::vector<Hypothesis> single_path_search(Decoder& decoder, std::vector<Decoder
     for (size_t i = 0; i < active.size(); ++i) {
       const int b = active[i];
       const float* row = logits + static_cast<size_t>(first ? b : i) * vocab_size;
+      if (options.rules.active()) {  // on the logits, before the arg-max or the draw
+        ruled.assign(row, row + vocab_size);
+        history.assign(1, options.start_token);
+        history.insert(history.end(), results[b].tokens.begin(), results[b].tokens.end());
+        apply_generation_rules(options.rules, history, options.max_length, ruled.data(),
+                               vocab_size);
+        row = ruled.data();
+      }
       const int token =
           samplers.empty() ? ops::argmax(row, vocab_size) : samplers[b].draw(row, vocab_size);
       Hypothesis& hypothesis = results[b];

@@ -106,4 +106,7 @@ extern const std::vector<std::string> kFormatV2Keys;
 // with pre-norm, the source ends with eos).
 void read_format_v2(const ConfigReader& reader, ModelConfig& config);
 
+// The format-v2 key "generation" (config_generation.cpp), after the other keys.
+void read_generation(const ConfigReader& reader, ModelConfig& config);
+
 }  // namespace minimt

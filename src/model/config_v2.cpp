@@ -20,7 +20,8 @@ const std::vector<std::string> kFormatV2Keys = {"position_offset",
                                                 "forced_first_token",
                                                 "source_prefix_tokens",
                                                 "source_suffix_tokens",
-                                                "unknown_pieces"};
+                                                "unknown_pieces",
+                                                "generation"};
 
 namespace {
 
@@ -111,6 +112,7 @@ void read_keys(const ConfigReader& reader, ModelConfig& c) {
       c.target_unknown_pieces =
           static_cast<int>(reader.integer(value["target"], "unknown_pieces.target", 0, kMaxVocab));
   }
+  if (reader.has("generation")) read_generation(reader, c);
 }
 
 }  // namespace

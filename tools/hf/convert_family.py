@@ -1,8 +1,10 @@
 """Converts an mBART-50, M2M100, NLLB or T5 directory (convert_hf.py's families besides
 Marian): config, tokenizer, weights, then the staged output directory."""
+import json
 import os
 
 import fairseq_family
+import generation_settings
 import hf_files
 import hf_keys
 import ignored_tensors
@@ -21,18 +23,15 @@ def _read_object(path, required):
     return value or {}
 
 
-def _generation_notes(config, generation, notes):
-    source = dict(config)
-    source.update(generation)
-    if source.get("num_beams") not in (None, 1):
-        notes.append("the model's default is beam search with %s beams (num_beams): run minimt "
-                     "with --beam-size %s for the same search" % ((source["num_beams"],) * 2))
-    if source.get("max_length") not in (None, 20):
-        notes.append("max_length %s is not copied: minimt's --max-length counts generated "
-                     "tokens and is capped by max_positions" % source["max_length"])
-    if source.get("forced_eos_token_id") is not None:
-        notes.append("forced_eos_token_id is not applied: a translation cut at the length limit "
-                     "ends without </s> (minimt warns)")
+def _generation_block(inputs, generation, vocab_size, notes):
+    """The "generation" block of the converted config (generation_settings.py)."""
+    block = generation_settings.read(inputs["config"], inputs["config_path"], generation,
+                                     inputs["generation_path"], vocab_size)
+    shown = ", ".join("%s %s" % (k, json.dumps(v)) for k, v in sorted(block.items())
+                      if k not in ("from", "search_rules", "bad_words"))
+    notes.append("generation settings from %s (minimt translate's defaults): %s"
+                 % (block["from"], shown))
+    return block
 
 
 def _fairseq(args, inputs, notes):
@@ -64,6 +63,7 @@ def _fairseq(args, inputs, notes):
     out = fairseq_family.map_weights(tensors, weights_path, p, notes)
     config = fairseq_family.minimt_config(p, unk, [code_ids[token(source)]],
                                           code_ids[token(target)], aliases)
+    config["generation"] = _generation_block(inputs, inputs["generation"], p.vocab_size, notes)
     notes.append("source language %s, target language %s (forced first token %d)"
                  % (source, target, code_ids[token(target)]))
     return config, out, data
@@ -86,8 +86,28 @@ def _t5(args, inputs, notes):
         prefix = _t5_task_prefix(args, inputs, data, notes)
     weights_path, tensors = hf_files.read_weights(args.hf_dir)
     notes += ignored_tensors.leave_out("t5", tensors, weights_path)
-    return t5_family.minimt_config(p, unk, prefix), t5_family.map_weights(tensors, weights_path,
-                                                                          p), data
+    config = t5_family.minimt_config(p, unk, prefix)
+    config["generation"] = _t5_generation(args, inputs, data, p.vocab_size, notes)
+    return config, t5_family.map_weights(tensors, weights_path, p), data
+
+
+def _t5_generation(args, inputs, data, vocab_size, notes):
+    """The block, every task of task_specific_params (--task NAME), and the chosen
+    translation task's settings over the block's, as pipeline("translation") applies them."""
+    import sentencepiece
+    processor = sentencepiece.SentencePieceProcessor(model_proto=data)
+    block = _generation_block(inputs, inputs["generation"], vocab_size, notes)
+    tasks = generation_settings.t5_tasks(inputs["config"], inputs["config_path"],
+                                         processor.encode)
+    if tasks:
+        block["tasks"] = tasks
+        notes.append("tasks (minimt translate --task NAME): %s" % ", ".join(sorted(tasks)))
+    if args.source_lang or args.target_lang:
+        name = "translation_%s_to_%s" % (args.source_lang, args.target_lang)
+        chosen = {k: v for k, v in tasks[name].items() if k != "source_prefix_tokens"}
+        block.update(chosen)
+        block["from"] += " and config.json task_specific_params %s" % name
+    return block
 
 
 def _t5_task_prefix(args, inputs, data, notes):
@@ -120,9 +140,9 @@ def convert(args):
               "tokenizer_path": os.path.join(args.hf_dir, "tokenizer_config.json")}
     inputs["config"] = _read_object(inputs["config_path"], True)
     inputs["tokenizer"] = _read_object(inputs["tokenizer_path"], False)
-    generation = _read_object(os.path.join(args.hf_dir, "generation_config.json"), False)
+    inputs["generation_path"] = os.path.join(args.hf_dir, "generation_config.json")
+    inputs["generation"] = _read_object(inputs["generation_path"], False)
     notes = []
-    _generation_notes(inputs["config"], generation, notes)
     if inputs["config"].get("model_type") == "t5":
         config, tensors, spm = _t5(args, inputs, notes)
     else:

@@ -38,6 +38,9 @@ struct SearchSettings {
   int top_k = 0;                 // 0: every token
   float top_p = 1.0f;            // 1: no cut
   std::optional<uint64_t> seed;  // sampling; unset: complete_seed draws one
+  int no_repeat_ngram_size = 0;     // > 0: no n-gram of this size twice in an output
+  float repetition_penalty = 1.0f;  // tokens already there: scores / it (or * it if negative)
+  std::string task;                 // a task of the model's (T5's prefixes); "": none
 };
 
 // What to record besides the translation.
@@ -82,6 +85,8 @@ namespace request_limits {
 inline constexpr int kMaxLength = 1 << 20;
 inline constexpr int kMaxBeamSize = 256;           // also the most n_best
 inline constexpr float kMaxLengthPenalty = 10.0f;  // and -10
+inline constexpr int kMaxNgram = 1024;                  // no_repeat_ngram_size
+inline constexpr float kMaxRepetitionPenalty = 100.0f;  // above 0
 inline constexpr float kMinTemperature = 1e-3f, kMaxTemperature = 1e3f;
 inline constexpr int kMaxTopK = 1 << 20;
 inline constexpr float kMinTopP = 1e-6f;

@@ -31,6 +31,10 @@ struct TranslateOptions {
   int logit_lens = 0;             // > 0 (with record_extras.layer_states): Translation's
                                   // layer_predictions keep this many tokens per layer and position
   float length_penalty = 0.0f;    // ranking: score / length^length_penalty
+  int no_repeat_ngram_size = 0;   // > 0: no n-gram of this size twice (generation_rules.h)
+  float repetition_penalty = 1.0f;
+  // A task of the model's generation block (T5): its source prefix and early stopping; "": none.
+  std::string task;
   SamplingOptions sampling;
   uint64_t seed = 0;   // with sampling: line L draws from line_seed(seed, L)
   std::string prefix;  // forced start of every translation (a line's own wins)
@@ -91,7 +95,10 @@ class Translator {
  private:
   struct Job;  // one sentence that goes through the model
   // The ids of normalized text, cut to max_positions with the eos; sets *truncated if cut.
-  std::vector<int> normalized_ids(const std::string& text, bool* truncated) const;
+  std::vector<int> normalized_ids(const std::string& text, bool* truncated,
+                                  const std::string& task = "") const;
+  // The search's rules and beam settings the model's generation block adds to the options.
+  SearchOptions search_options(const TranslateOptions& options) const;
   // Reads sentence i into result (and job, when the model has to run); false if it need not.
   bool prepare(const std::string& sentence, const TranslateOptions& options, Translation& result,
                Job& job) const;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "minimt/engine/decoder.h"
+#include "minimt/engine/generation_rules.h"
 
 namespace minimt {
 
@@ -26,6 +27,14 @@ struct SamplingOptions {
   float top_p = 1.0f;        // then the fewest most likely whose probability reaches top_p
 };
 
+// Whose beam search (docs/search.md): minimt's own, or generate()'s where they differ (a cut
+// hypothesis's length counts the start token, when a sentence stops: early_stopping).
+enum class BeamRules { kMinimt, kTransformers };
+// generate()'s early_stopping: stop at beam_size finished hypotheses (kTrue), when the best
+// candidate's score at the current length cannot beat them (kFalse), or when no length could
+// (kNever).
+enum class EarlyStopping { kFalse, kTrue, kNever };
+
 struct SearchOptions {
   int start_token = 0;
   int eos = 0;
@@ -34,6 +43,9 @@ struct SearchOptions {
   int n_best = 1;        // hypotheses returned per sentence, <= beam_size
   float length_penalty = 0.0f;
   SamplingOptions sampling;
+  GenerationRules rules;  // applied at every step (generation_rules.h)
+  BeamRules beam_rules = BeamRules::kMinimt;
+  EarlyStopping early_stopping = EarlyStopping::kFalse;  // with BeamRules::kTransformers
 };
 
 // What one sentence asks of the search besides the options.

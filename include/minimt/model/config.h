@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "minimt/engine/architecture.h"
+#include "minimt/model/generation_config.h"
 
 namespace minimt {
 
@@ -19,6 +20,9 @@ struct ModelConfig : Architecture {
   // as before (format v2 key unknown_pieces).
   int source_unknown_pieces = 0;
   int target_unknown_pieces = 0;
+
+  // Format v2 key "generation": the checkpoint's generate() settings (generation_config.h).
+  GenerationConfig generation;
 
   std::string source_tokenizer;  // path relative to the model directory
   std::string target_tokenizer;

@@ -15,7 +15,7 @@ class Results(support.Tally):
 
     def __init__(self):
         super().__init__()
-        self.tokens = self.matrices = self.ended = self.cut = self.scored = 0
+        self.tokens = self.matrices = self.ended = self.cut = self.scored = self.processed = 0
         self.max_diff = self.max_attention_diff = 0.0
 
 
@@ -92,7 +92,8 @@ def compare_output(res, where, record, sentence, ref, piece_ids, text):
 
 def translate(binary, model, texts, max_length, dump, extra=(), env=None):
     out = minimt(binary, "translate", "--model", model, "--format", "jsonl", "-q",
-                 "--max-length", str(max_length), "--dump-attention", dump, *extra, *texts,
+                 "--max-length", str(max_length), "--beam-size", "1", "--dump-attention", dump,
+                 *extra, *texts,
                  env=env)
     with open(dump) as f:
         return [json.loads(line) for line in out.splitlines()], json.load(f)["sentences"]

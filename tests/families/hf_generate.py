@@ -6,13 +6,32 @@ the chosen output read back by one teacher-forced pass (output_attentions)."""
 import torch
 
 
-def greedy(model, source_ids, start, eos, max_new_tokens, forced=None):
+def apply_processors(logits, history, repetition_penalty=1.0, no_repeat_ngram_size=0):
+    """RepetitionPenaltyLogitsProcessor and NoRepeatNGramLogitsProcessor (transformers 4.30)
+    on one row, history being generate()'s input_ids (the start token included)."""
+    if repetition_penalty != 1.0:
+        seen = torch.tensor(sorted(set(history)))
+        score = logits[seen]
+        logits[seen] = torch.where(score < 0, score * repetition_penalty,
+                                   score / repetition_penalty)
+    n = no_repeat_ngram_size
+    if n and len(history) + 1 >= n:
+        ngrams = {}
+        for i in range(len(history) - n + 1):
+            ngrams.setdefault(tuple(history[i:i + n - 1]), []).append(history[i + n - 1])
+        for token in ngrams.get(tuple(history[len(history) - n + 1:]), []):
+            logits[token] = float("-inf")
+    return logits
+
+
+def greedy(model, source_ids, start, eos, max_new_tokens, forced=None, **processors):
     """-> dict: tokens, log_probs, finished, encoder/decoder/cross attention."""
     with torch.no_grad():
         memory, encoder_attention = model.encode(source_ids)
         decoder_input, tokens, log_probs = [start], [], []
         while len(tokens) < max_new_tokens:
-            logits = model.decode(decoder_input, memory)[0][-1]
+            logits = apply_processors(model.decode(decoder_input, memory)[0][-1].clone(),
+                                      decoder_input, **processors)
             if forced is not None and len(tokens) == 0:
                 processed = torch.full_like(logits, float("-inf"))
                 processed[forced] = 0.0

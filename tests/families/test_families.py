@@ -122,6 +122,7 @@ def run_variant(res, binary, work, name, family, maker_args, source, target):
         if reference_text and reference_text.strip():
             pairs.append((text, ids, reference_text))
     check_score(res, binary, out, name, model, tokenizer, pairs, start, eos, forced)
+    check_processors(res, binary, out, work, name, model, sources, start, eos, forced)
     print("%s: %d texts compared" % (name, len(TEXTS)))
     return out
 
@@ -137,6 +138,24 @@ def check_ignored_tensor(res, name, maker_args, stderr):
         return
     res.check(len(lines) == 1 and IGNORED in lines[0] and "left out" in lines[0],
               "%s: wanted one warning naming %s, got %r" % (name, IGNORED, stderr))
+
+
+def check_processors(res, binary, out, work, name, model, sources, start, eos, forced):
+    """--repetition-penalty and --no-repeat-ngram-size against generate()'s processors."""
+    processors = {"repetition_penalty": 1.5, "no_repeat_ngram_size": 2}
+    records, sentences = checks.translate(
+        binary, out, TEXTS, MAX_LENGTH, os.path.join(work, name, "processors.json"),
+        extra=("--repetition-penalty", "1.5", "--no-repeat-ngram-size", "2"))
+    converted = spm.SentencePieceProcessor(model_file=os.path.join(out, "tokenizer.spm"))
+    for text, ids, record, sentence in zip(TEXTS, sources, records, sentences):
+        ref = hf_generate.greedy(model, ids, start, eos, MAX_LENGTH, forced, **processors)
+        mine = [converted.piece_to_id(p) for p in sentence["output_tokens"]]
+        res.check(mine == ref["tokens"] and checks.close(record["token_log_probs"],
+                                                         ref["greedy_log_probs"]),
+                  "%s: %r with generate()'s processors: minimt %s %s, reference %s %s"
+                  % (name, text, mine, record["token_log_probs"], ref["tokens"],
+                     ref["greedy_log_probs"]))
+        res.processed += 1
 
 
 def check_score(res, binary, out, name, model, tokenizer, pairs, start, eos, forced):
@@ -287,6 +306,7 @@ def main():
           % (res.tokens, res.ended, res.cut, res.matrices, res.scored, res.max_diff,
              res.max_attention_diff))
     if not args.only:
+        res.check(res.processed >= 40, "too few outputs compared with generate()'s processors")
         res.check(res.tokens >= 300 and res.matrices >= 1000 and res.ended >= 5 and res.cut >= 5
                   and res.scored >= 20, "too little was compared to count")
     return res.finish()

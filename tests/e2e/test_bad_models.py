@@ -296,6 +296,28 @@ def bad_cases(source_pieces, target_pieces):
         ("wrong format", set_key("format", "marian"), [cfg, "'format'", "marian"]),
         ("format_version 3", set_key("format_version", 3), [cfg, "'format_version'", "3", "2"]),
         ("format_version 0", set_key("format_version", 0), [cfg, "'format_version'"]),
+        # format 2's generation block (docs/model-format.md, "Generation settings")
+        ("generation in format 1", set_key("generation", {"beam_size": 4}),
+         [cfg, "'generation'", "format_version 2"]),
+        ("generation beam_size 0", both(set_key("format_version", 2),
+                                        set_key("generation", {"beam_size": 0})),
+         [cfg, "'generation.beam_size'", "between 1 and 256"]),
+        ("generation repetition_penalty 0", both(set_key("format_version", 2), set_key(
+            "generation", {"repetition_penalty": 0})), [cfg, "'generation.repetition_penalty'"]),
+        ("generation no_repeat_ngram_size huge", both(set_key("format_version", 2), set_key(
+            "generation", {"no_repeat_ngram_size": 1 << 40})),
+         [cfg, "'generation.no_repeat_ngram_size'"]),
+        ("generation early_stopping 'sometimes'", both(set_key("format_version", 2), set_key(
+            "generation", {"early_stopping": "sometimes"})), [cfg, "'generation.early_stopping'"]),
+        ("generation bad word past the vocabulary", both(set_key("format_version", 2), set_key(
+            "generation", {"bad_words": [[1, 1 << 30]]})), [cfg, "'generation.bad_words[0][1]'"]),
+        ("generation forced_last_token -1", both(set_key("format_version", 2), set_key(
+            "generation", {"forced_last_token": -1})), [cfg, "'generation.forced_last_token'"]),
+        ("generation unknown key", both(set_key("format_version", 2), set_key(
+            "generation", {"beam_sizes": 4})), [cfg, "'generation.beam_sizes'", "beam_size"]),
+        ("generation task without prefix", both(set_key("format_version", 2), set_key(
+            "generation", {"tasks": {"t": {"beam_size": 2}}})),
+         [cfg, "'generation.tasks.t.source_prefix_tokens'", "missing"]),
         ("negative d_model", set_key("d_model", -16), [cfg, "'d_model'", "-16"]),
         ("d_model a string", set_key("d_model", "16"), [cfg, "'d_model'"]),
         ("zero num_heads", set_key("num_heads", 0), [cfg, "'num_heads'"]),

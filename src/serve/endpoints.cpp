@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "minimt/app/attention_view.h"
+#include "minimt/app/request_options.h"
 #include "minimt/model/untrusted_json.h"
 
 namespace minimt::serve {
@@ -48,7 +49,12 @@ class Endpoints {
  public:
   Endpoints(const ServedModels& models, const ServeLimits& limits, const Request& base,
             ServingQueue& queue)
-      : models_(models), limits_(limits), base_(base), queue_(queue), page_(empty_page()) {}
+      : models_(models),
+        limits_(limits),
+        base_(base),
+        queue_(queue),
+        page_(empty_page()),
+        options_(options_json()) {}
 
   void handle(const HttpRequest& in, const Respond& respond) const;
 
@@ -56,13 +62,15 @@ class Endpoints {
   void lines(const HttpRequest& in, const Respond& respond, Endpoint endpoint) const;
   std::string empty_page() const;
   std::string models_json() const;
+  static std::string options_json();
   std::shared_ptr<const Model> model_for(const std::string& compute_type) const;
 
   const ServedModels& models_;
   const ServeLimits& limits_;
   const Request& base_;
   ServingQueue& queue_;
-  const std::string page_;  // GET /: the same for every request
+  const std::string page_;     // GET /: the same for every request
+  const std::string options_;  // GET /v1/options: request_options.h's table
 };
 
 void Endpoints::handle(const HttpRequest& in, const Respond& respond) const {
@@ -72,9 +80,11 @@ void Endpoints::handle(const HttpRequest& in, const Respond& respond) const {
   const bool get = in.method == "GET" || in.method == "HEAD";
   if (const auto post = posts.find(in.path); post != posts.end()) {
     if (in.method == "POST") return lines(in, respond, post->second);
-  } else if (in.path == "/" || in.path == "/v1/health" || in.path == "/v1/models") {
+  } else if (in.path == "/" || in.path == "/v1/health" || in.path == "/v1/models" ||
+             in.path == "/v1/options") {
     if (in.path == "/" && get) return respond(content(page_, kHtml));
     if (in.path == "/v1/models" && get) return respond(content(models_json(), "application/json"));
+    if (in.path == "/v1/options" && get) return respond(content(options_, "application/json"));
     if (get)
       return respond(content(
           "{\"status\":\"ok\",\"queued_lines\":" + std::to_string(queue_.queued_lines()) + "}\n",
@@ -83,7 +93,7 @@ void Endpoints::handle(const HttpRequest& in, const Respond& respond) const {
     return respond(error_answer(404,
                                 "no endpoint " + in.method + " " + printable(in.path) +
                                     " (POST /v1/translate, /v1/score, /v1/attention; GET /, "
-                                    "/v1/health, /v1/models)",
+                                    "/v1/health, /v1/models, /v1/options)",
                                 ""));
   }
   const char* allowed = posts.count(in.path) ? "POST" : "GET, HEAD";
@@ -168,6 +178,25 @@ std::string Endpoints::models_json() const {
                              {"max_length", limits_.max_length},
                              {"max_answer_bytes", queue_.options().max_answer_bytes}}}};
   return answer.dump() + "\n";
+}
+
+// The options a body may hold, each with the endpoints that take it and an example.
+std::string Endpoints::options_json() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const RequestOption& option : request_options()) {
+    nlohmann::json endpoints = nlohmann::json::array();
+    if (option.uses & kForTranslate) endpoints.push_back("/v1/translate");
+    if (option.uses & kForScore) endpoints.push_back("/v1/score");
+    if (option.uses & (kForTranslate | kForAttention)) endpoints.push_back("/v1/attention");
+    list.push_back(
+        {{"name", option.name},
+         {"alias", option.alias.empty() ? nlohmann::json() : nlohmann::json(option.alias)},
+         {"type", option_type_name(option.type)},
+         {"endpoints", endpoints},
+         {"example", nlohmann::json::parse(option.example)},
+         {"help", option.help}});
+  }
+  return nlohmann::json{{"options", list}}.dump() + "\n";
 }
 
 }  // namespace

@@ -2,10 +2,9 @@
 #include "serve/request_json.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
 #include <nlohmann/json.hpp>
 
+#include "minimt/app/request_options.h"
 #include "minimt/base/text_input.h"
 #include "minimt/model/json_dom_builder.h"
 #include "minimt/model/untrusted_json.h"
@@ -54,39 +53,38 @@ auto list(const json& value, const std::string& field, Read read) {
   return out;
 }
 
-using Setter = std::function<void(Request&, const json&)>;
+uint64_t unsigned_integer(const json& value, const std::string& field) {
+  if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<long long>() >= 0))
+    throw bad(field, field + ": expected an integer from 0 to 2^64-1, got " + describe_json(value));
+  return value.get<uint64_t>();
+}
+long long wide(const json& value, const std::string& field) {
+  return integer(value, field);
+}
+double wide_number(const json& value, const std::string& field) {
+  return number(value, field);
+}
 
-// The options each endpoint takes, named as the long flags with `_` for `-`.
-std::map<std::string, Setter> options_of(Endpoint endpoint) {
-  std::map<std::string, Setter> o;
-  o["compute_type"] = [](Request& r, const json& v) { r.compute_type = text(v, "compute_type"); };
-  o["align"] = [](Request& r, const json& v) { r.record.align = boolean(v, "align"); };
-  if (endpoint == Endpoint::kScore) return o;
-  o["beam_size"] = [](Request& r, const json& v) { r.search.beam_size = integer(v, "beam_size"); };
-  o["n_best"] = [](Request& r, const json& v) { r.search.n_best = integer(v, "n_best"); };
-  o["length_penalty"] = [](Request& r, const json& v) {
-    r.search.length_penalty = number(v, "length_penalty");
-  };
-  o["prefix"] = [](Request& r, const json& v) { r.search.prefix = text(v, "prefix"); };
-  o["alternatives"] = [](Request& r, const json& v) {
-    r.record.alternatives = integer(v, "alternatives");
-  };
-  o["max_length"] = [](Request& r, const json& v) {
-    r.search.max_length = integer(v, "max_length");
-  };
-  if (endpoint != Endpoint::kAttention) return o;
-  o["dump_types"] = [](Request& r, const json& v) {
-    r.record.dump_types = list(v, "dump_types", text);
-  };
-  o["dump_layers"] = [](Request& r, const json& v) {
-    r.record.dump_layers = list(v, "dump_layers", integer);
-  };
-  o["dump_heads"] = [](Request& r, const json& v) {
-    r.record.dump_heads = list(v, "dump_heads", integer);
-  };
-  o["rollout"] = [](Request& r, const json& v) { r.record.rollout = boolean(v, "rollout"); };
-  o["view"] = [](Request& r, const json& v) { r.record.view = boolean(v, "view"); };
-  return o;
+// A JSON value as the option's type (request_options.h); the wrong type is a 400 naming it.
+OptionValue option_value(const RequestOption& option, const json& value) {
+  const std::string& field = option.name;
+  switch (option.type) {
+    case OptionType::kInteger:
+      return wide(value, field);
+    case OptionType::kUnsigned:
+      return unsigned_integer(value, field);
+    case OptionType::kNumber:
+      return wide_number(value, field);
+    case OptionType::kBoolean:
+      return boolean(value, field);
+    case OptionType::kText:
+      return text(value, field);
+    case OptionType::kIntegerList:
+      return list(value, field, wide);
+    case OptionType::kTextList:
+      return list(value, field, text);
+  }
+  throw bad(field, field + ": an option of no known type");
 }
 
 // The sentences: "text" or "texts" (score: "source" and "target", each a string or a list).
@@ -152,13 +150,16 @@ ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Re
       endpoint == Endpoint::kScore
           ? std::vector<std::string>{"source", "target", "sources", "targets"}
           : std::vector<std::string>{"text", "texts"};
-  const std::map<std::string, Setter> options = options_of(endpoint);
+  const OptionUse use = endpoint == Endpoint::kScore       ? kForScore
+                        : endpoint == Endpoint::kAttention ? kForAttention
+                                                           : kForTranslate;
   for (const auto& [key, value] : document.items()) {
     if (std::find(lines_fields.begin(), lines_fields.end(), key) != lines_fields.end()) continue;
-    const auto option = options.find(key);
-    if (option == options.end())
-      throw bad(printable(key), "unknown option '" + printable(key) + "'");
-    option->second(request, value);
+    const RequestOption* option = find_request_option(key, use);
+    if (!option)
+      throw bad(printable(key), "unknown option '" + printable(key) +
+                                    "' for this endpoint (GET /v1/options lists them)");
+    option->set(request, option_value(*option, value));
   }
   if (request.record.view) request.record.dump_attention = false;  // the page, not the dump
   if (request.search.max_length > limits.max_length)

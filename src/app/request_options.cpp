@@ -69,6 +69,17 @@ std::vector<RequestOption> make_options() {
       {"seed", "", T::kUnsigned, kForTranslate, R"({"sample": true, "seed": 7})",
        "with sample: the seed (line L draws from its own generator seeded by it and L)",
        [](Request& r, const OptionValue& v) { r.search.seed = std::get<uint64_t>(v); }},
+      {"no_repeat_ngram_size", "", T::kInteger, kForTranslate, R"({"no_repeat_ngram_size": 2})",
+       "no N-gram twice in a translation (0: no rule)",
+       [](Request& r, const OptionValue& v) { r.search.no_repeat_ngram_size = integer(v); }},
+      {"repetition_penalty", "", T::kNumber, kForTranslate, R"({"repetition_penalty": 1.5})",
+       "a token already in the translation: its score / P (* P if negative)",
+       [](Request& r, const OptionValue& v) {
+         r.search.repetition_penalty = static_cast<float>(number(v));
+       }},
+      {"task", "", T::kText, kForTranslate, R"({"task": "translate_en_to_de"})",
+       "a task of the model (T5's task_specific_params): its prefix and settings",
+       [](Request& r, const OptionValue& v) { r.search.task = text(v); }},
       {"ablate_heads", "mask_heads", T::kText, kLines, R"({"ablate_heads": "cross:-1:0"})",
        "ablate heads, TYPE:LAYER:HEAD,...: their weights set to 0 after the softmax",
        [](Request& r, const OptionValue& v) { r.record.mask_heads = text(v); }},

@@ -101,6 +101,10 @@ void check_combinations(const Request& request, const Checker& check) {
   if (s.sample && s.beam_size > 1)
     check.fail("sample",
                check.name("sample") + " draws one hypothesis; it cannot be combined with " + beam);
+  // (The CLI says so as it parses; a JSON body says it here.)
+  if (s.seed && !s.sample)
+    check.fail("seed", check.name("seed") + " seeds the draws of " + check.name("sample") +
+                           ", which this request does not ask for");
   const std::string batch = check.name("batch_size") + " " + std::to_string(request.batch_size);
   if (static_cast<long long>(request.batch_size) * s.beam_size > limits::kMaxBeamsPerBatch)
     check.fail("batch_size", batch + " times " + beam + " is more than " +

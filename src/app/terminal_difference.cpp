@@ -5,6 +5,9 @@
 // logit lens of two runs is a table (terminal_lens.cpp).
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "app/heatmap_choice.h"
 #include "app/terminal_cells.h"

@@ -117,7 +117,7 @@ def run_values(dump, kind, key, layer, head):
 def heatmap_lines(out, headings):
     """The first heatmap's text: after the two runs' header lines and the blank line, before
     the tables; the extra heading lines (norms' "right: ...") dropped, checked by the caller."""
-    body = out.split("\n", 3)[3]
+    body = out.split("\n", 3)[-1]
     cut = body.find("\n\nlargest change per head")
     text = body[:cut + 1] if cut >= 0 else body
     lines = text.split("\n")
@@ -451,22 +451,29 @@ def main():
                 check_table(out, a, b, suffix, heading, "show A B --values %s, %s" % (
                     values, heading))
 
-    # Width: no line of the heatmap wider than asked (the tables under it are not cut), the
-    # columns in blocks that end with the last source piece.
+    # Width: no line of the heatmap wider than asked (the tables under it are not cut); at 24
+    # columns the source pieces go in blocks that end with the last one; at 40 the decoder rows
+    # keep their right labels.
     sources = str(len(a["sentences"][0]["source_tokens"]))
     for values in ("weights", "scores", "norms"):
         for mode in ("plain", "truecolor"):
-            status, out, err = run(minimt, ["show", "a.json", "b.json", "--values", values,
-                                            "--type", "cross", "--width", "40"] + MODES[mode][0],
-                                   scratch, MODES[mode][1])
-            out = out.split("\n", 3)[3]  # after the runs' model lines, as wide as their paths
-            out = out[:out.find("\nlargest change per head")]
-            widths = [len(SGR.sub("", l)) for l in out.split("\n")]
-            blocks = re.findall(r"^columns (\d+)-(\d+) of (\d+)$", out, re.M)
-            check(status == 0 and max(widths) <= 40 and len(blocks) >= 2 and
-                  blocks[-1][1] == blocks[-1][2] == sources,
-                  "show A B --values %s --width 40, %s: every line within 40 columns, the "
-                  "columns in blocks" % (values, mode), "%d %r\n%s" % (max(widths), blocks, out))
+            for kind, width in (("encoder", 24), ("cross", 40)):
+                status, out, err = run(minimt, ["show", "a.json", "b.json", "--values", values,
+                                                "--type", kind, "--width", str(width)] +
+                                       MODES[mode][0], scratch, MODES[mode][1])
+                out = out.split("\n", 3)[-1]  # after the runs' model lines, as wide as the paths
+                out = out[:out.find("\nlargest change per head")]
+                widths = [len(SGR.sub("", l)) for l in out.split("\n")]
+                blocks = re.findall(r"^columns (\d+)-(\d+) of (\d+)$", out, re.M)
+                rows = [l for l in out.split("\n") if re.search(r"(\u2192 \S+|[-+]\d\.\d+)$", l)]
+                check(status == 0 and max(widths) <= width and
+                      (len(blocks) >= 2 and blocks[-1][1] == blocks[-1][2] == sources
+                       if kind == "encoder" else len(rows) >= 9 * max(1, len(blocks))),
+                      "show A B --values %s --type %s --width %d, %s: every line within %d "
+                      "columns, %s" % (values, kind, width, mode, width,
+                                       "the columns in blocks" if kind == "encoder" else
+                                       "every row's right label"),
+                      "%d %r\n%s" % (max(widths), blocks, out))
 
     # Without output probabilities in A, the decoder rows name the piece only.
     old = copy.deepcopy(a)

@@ -19,7 +19,7 @@ class Results(support.Tally):
         self.max_diff = self.max_attention_diff = 0.0
         # searches compared with generate() (test_families.compare_search)
         self.searches = self.search_tokens = self.search_finished = 0
-        self.defaults = self.max_length_given = self.cases = self.cases_cut = 0
+        self.defaults = self.cases = self.cases_cut = 0
         self.rules_decide = 0  # case outputs minimt's own beam rules would change
         self.search_diff = 0.0
 

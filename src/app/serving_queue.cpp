@@ -7,6 +7,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "app/answer_bytes.h"
 #include "app/request_records.h"
 
 namespace minimt {
@@ -150,40 +151,6 @@ void ServingQueue::hold(Job& job, size_t bytes) {
     throw QueueRefusal("the requests at work hold " + std::to_string(held_bytes) +
                        " bytes of answers, the most this server keeps: try again shortly");
 }
-
-namespace {
-
-// The numbers a sentence's attention record holds (what a dump or a page of it writes out).
-size_t recorded_numbers(const AttentionRecord& record) {
-  size_t count = record.encoder_self.size();
-  for (const auto* steps : {&record.decoder_self_steps, &record.cross_steps, &record.layer_states})
-    for (const std::vector<float>& step : *steps) count += step.size();
-  for (const InsideRecord* inside :
-       {&record.encoder_inside, &record.decoder_inside, &record.cross_inside}) {
-    for (const auto& q : inside->queries)
-      count += q.scores.size() + q.vector.size() + q.head_norms.size();
-    for (const auto& k : inside->keys)
-      count += k.key.size() + k.value.size() + k.value_norms.size();
-  }
-  return count;
-}
-
-// What a slice's translations and records hold (ServingQueue::hold); the logit lens writes K
-// tokens for each decoder layer's state.
-size_t held_by(const LineBatch& slice, const RequestPlan& plan) {
-  size_t bytes = 0;
-  const size_t lens = static_cast<size_t>(std::max(plan.selection.logit_lens, 0));
-  for (const Translation& t : slice.translations) {
-    if (!t.attention) continue;
-    bytes += recorded_numbers(*t.attention) * kHeldBytesPerNumber;
-    bytes += t.attention->layer_states.size() * static_cast<size_t>(t.attention->decoder_layers) *
-             lens * 64;  // a token and its probability
-  }
-  for (const std::string& record : slice.records) bytes += 2 * record.size();
-  return bytes;
-}
-
-}  // namespace
 
 void ServingQueue::enqueue(std::shared_ptr<Job> job) {
   job->held_total = &held_bytes_;

@@ -2,78 +2,33 @@
 // eventfd that brings answers (and the stop) from other threads.
 #include "serve/http_server.h"
 
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
-#include <queue>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "minimt/base/error.h"
-#include "serve/request_reader.h"
+#include "serve/connection.h"
+#include "serve/listening_socket.h"
 
 namespace minimt::serve {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-constexpr size_t kReadChunk = 16 * 1024;
-// After a connection's last answer, what the client still sends is read and dropped for a
-// while: closing with unread bytes resets the connection, and the reset can destroy the answer
-// before the client has read it.
-constexpr auto kLingerTime = std::chrono::seconds(2);
-constexpr size_t kLingerBytes = 4 << 20;
 // epoll's data for the two descriptors that are not connections.
 constexpr uint64_t kListeningId = 0, kWakeId = 1;
 // With every connection slot taken, one still reading a request (or idle) may make room for a
 // new client once it has had this fraction of the timeout: 1/10.
 constexpr int kEvictableAfter = 10;
-
-enum class State {
-  kReading,    // a request's bytes (or none yet: idle)
-  kWorking,    // a whole request with the handler; nothing read meanwhile
-  kWriting,    // its answer going out
-  kLingering,  // the last answer sent: the client's leftovers read and dropped until it closes
-};
-
-struct Connection {
-  Connection(int socket, uint64_t connection_id, size_t body_bytes)
-      : fd(socket), id(connection_id), reader(body_bytes) {}
-  const int fd;
-  const uint64_t id;
-  State state = State::kReading;
-  std::string in;  // read and not yet parsed (a pipelined request's bytes among them)
-  RequestReader reader;
-  uint64_t timer_stamp = 0;  // the live timer's; older timers in the heap are stale
-  Clock::time_point deadline = Clock::time_point::max();  // the live timer's
-  uint32_t events = EPOLLIN;
-  bool hung_up = false;        // the client is gone (seen while working): close once answered
-  bool client_closes = false;  // the request asked for "Connection: close"
-  bool head_only = false;      // a HEAD request: its answer's head only
-  size_t answered = 0;
-  std::string out_head, out_body;
-  size_t out_sent = 0;  // of out_head, then out_body
-  bool close_after = false;
-  bool drop_at_once = false;  // no lingering: the client was too slow to send its request
-  size_t lingered = 0;
-};
-
-struct Timer {
-  Clock::time_point when;
-  uint64_t id, stamp;
-  bool operator>(const Timer& other) const { return when > other.when; }
-};
 
 // A refusal as an answer that ends the connection.
 HttpAnswer refusal_answer(int status, const std::string& message, const std::string& field) {
@@ -113,8 +68,8 @@ struct HttpServer::Loop {
   std::atomic<bool> stop_asked{false};
   bool stopping = false;  // seen by the loop
   uint64_t next_id = 2;
-  std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers;
+  Connections connections;
+  ConnectionTimers timers;
   std::mutex answers_mutex;
   std::vector<std::pair<uint64_t, HttpAnswer>> answers;  // from any thread, for the loop
 
@@ -133,14 +88,8 @@ struct HttpServer::Loop {
     epoll_ctl(epoll, EPOLL_CTL_MOD, c.fd, &event);
     c.events = events;
   }
-  void arm(Connection& c, Clock::duration after) {
-    c.deadline = Clock::now() + after;
-    timers.push({c.deadline, c.id, ++c.timer_stamp});
-  }
-  void disarm(Connection& c) {
-    ++c.timer_stamp;
-    c.deadline = Clock::time_point::max();
-  }
+  void arm(Connection& c, Clock::duration after) { timers.arm(c, after); }
+  void disarm(Connection& c) { timers.disarm(c); }
 
   void set_accepting(bool on) {
     if (listening < 0 || accepting == on) return;
@@ -287,28 +236,13 @@ struct HttpServer::Loop {
   }
 
   void write_some(Connection& c) {
-    for (;;) {
-      const size_t head_left = c.out_sent < c.out_head.size() ? c.out_head.size() - c.out_sent : 0;
-      const size_t body_done = c.out_sent - (c.out_head.size() - head_left);
-      iovec parts[2];
-      int count_parts = 0;
-      if (head_left) parts[count_parts++] = {&c.out_head[c.out_sent], head_left};
-      if (body_done < c.out_body.size())
-        parts[count_parts++] = {&c.out_body[body_done], c.out_body.size() - body_done};
-      if (count_parts == 0) return answer_sent(c);
-      msghdr message{};
-      message.msg_iov = parts;
-      message.msg_iovlen = static_cast<size_t>(count_parts);
-      const ssize_t sent = sendmsg(c.fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (sent > 0) {
-        c.out_sent += static_cast<size_t>(sent);
-      } else if (sent < 0 && errno == EINTR) {
-        continue;
-      } else if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    switch (c.send_pending()) {
+      case SendStep::kSent:
+        return answer_sent(c);
+      case SendStep::kBlocked:
         return watch(c, EPOLLOUT);
-      } else {
+      case SendStep::kFailed:
         return close_connection(c);
-      }
     }
   }
 
@@ -364,12 +298,8 @@ struct HttpServer::Loop {
 
   void expire_timers() {
     const auto now = Clock::now();
-    while (!timers.empty() && timers.top().when <= now) {
-      const Timer timer = timers.top();
-      timers.pop();
-      const auto found = connections.find(timer.id);
-      if (found == connections.end() || found->second->timer_stamp != timer.stamp) continue;
-      Connection& c = *found->second;
+    while (Connection* expired = timers.pop_expired(now, connections)) {
+      Connection& c = *expired;
       if (c.state == State::kReading && c.reader.started()) {
         c.drop_at_once = true;
         answer(c, refusal_answer(408,
@@ -382,24 +312,14 @@ struct HttpServer::Loop {
     }
   }
 
+  // epoll_wait's time limit: until the nearest timer or accept_retry (-1: none), rounded up.
   int next_wait_ms() {
-    int accept_ms = -1;
-    if (accept_retry != Clock::time_point::max()) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(accept_retry - Clock::now());
-      accept_ms = static_cast<int>(std::max<long long>(0, left.count()) + 1);
-    }
-    while (!timers.empty()) {
-      const Timer& timer = timers.top();
-      const auto found = connections.find(timer.id);
-      if (found != connections.end() && found->second->timer_stamp == timer.stamp) break;
-      timers.pop();  // stale
-    }
-    if (timers.empty()) return accept_ms;
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(timers.top().when - Clock::now());
-    const int timer_ms = static_cast<int>(std::max<long long>(0, left.count()) + 1);
-    return accept_ms < 0 ? timer_ms : std::min(timer_ms, accept_ms);
+    Clock::duration left = timers.until_next(connections);
+    if (accept_retry != Clock::time_point::max())
+      left = std::min(left, accept_retry - Clock::now());
+    if (left == Clock::duration::max()) return -1;
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
+    return static_cast<int>(std::max<long long>(0, ms) + 1);
   }
 
   void begin_stopping() {
@@ -459,35 +379,9 @@ HttpServer::HttpServer(const ConnectionLimits& limits, Handler handler, Connecti
 HttpServer::~HttpServer() = default;
 
 int HttpServer::listen(const std::string& host, int port) {
-  const std::string where = host + " port " + std::to_string(port);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found)
-    throw Error("minimt serve: cannot listen on " + where + " (not an address of this machine)");
-  int fd = -1;
-  for (addrinfo* a = found; a && fd < 0; a = a->ai_next) {
-    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    const int yes = 1;  // restarts at once; the port stays this server's alone (no SO_REUSEPORT)
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, SOMAXCONN) != 0) {
-      close(fd);
-      fd = -1;
-    }
-  }
-  freeaddrinfo(found);
-  if (fd < 0)
-    throw Error("minimt serve: cannot listen on " + where +
-                " (in use, or not an address of this machine)");
-  sockaddr_storage bound{};
-  socklen_t length = sizeof bound;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
-  loop_->listening = fd;
-  return ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  const ListeningSocket socket = open_listening_socket(host, port);
+  loop_->listening = socket.fd;
+  return socket.port;
 }
 
 void HttpServer::run() {

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/generation_defaults.h"
 #include "cli/path_guard.h"
 #include "cli/terminal_style.h"
+#include "minimt/app/generation_defaults.h"
 #include "minimt/app/line_reader.h"
 #include "minimt/app/line_source.h"
 #include "minimt/app/output_file.h"
@@ -199,8 +199,8 @@ int run_lines(LineRunArgs& args) {
     fprintf(stderr, "minimt: sampling with --seed %llu\n",
             static_cast<unsigned long long>(*request.search.seed));
   std::shared_ptr<const Model> model = load_model(request.model, request.compute_type);
-  const auto given = [&args](const std::string& option) {
-    return args.command && args.command->count(option) > 0;
+  const auto given = [&args](const std::string& field) {
+    return args.command && args.command->count(field_name(field, FieldSpelling::kOption)) > 0;
   };
   const std::string taken = apply_generation_defaults(request, model->config(), given);
   if (!args.quiet && !taken.empty())

@@ -133,7 +133,7 @@ const GenerationTask& GenerationConfig::find_task(const std::string& name) const
     if (task.name == name) return task;
     listed += (listed.empty() ? "" : ", ") + task.name;
   }
-  throw Error("--task " + printable(name) + ": the model has " +
+  throw Error("'" + printable(name) + "' is not a task of the model: it has " +
               (listed.empty() ? std::string("no tasks") : "the tasks " + listed) +
               " (minimt info lists them)");
 }

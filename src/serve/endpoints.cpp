@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "minimt/app/attention_view.h"
+#include "minimt/app/generation_defaults.h"
 #include "minimt/app/request_options.h"
 #include "minimt/model/untrusted_json.h"
 
@@ -132,6 +133,13 @@ void Endpoints::lines(const HttpRequest& in, const Respond& respond, Endpoint en
     const bool many = input.many;
     const bool page = input.request.record.view;
     const std::shared_ptr<const Model> model = model_for(input.request.compute_type);
+    // The model's generation settings where the body is silent, as translate's command line
+    // takes them; a model's max_length past this server's limit stops at the limit.
+    apply_generation_defaults(
+        input.request, model->config(),
+        [&input](const std::string& field) { return input.given.count(field) > 0; },
+        FieldSpelling::kJson);
+    input.request.search.max_length = std::min(input.request.search.max_length, limits_.max_length);
     const RequestPlan plan = plan_request(input.request, *model, FieldSpelling::kJson);
     ViewOptions view;
     view.live = true;

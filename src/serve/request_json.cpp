@@ -166,6 +166,7 @@ ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Re
       throw bad(printable(key), "'" + printable(said->second) + "' and '" + printable(key) +
                                     "' name the same option: give one");
     if (option->name == "ablate_heads") request.mask_heads_named = key;
+    input.given.insert(option->name);
     option->set(request, option_value(*option, value));
   }
   if (request.record.view) request.record.dump_attention = false;  // the page, not the dump

@@ -3,6 +3,7 @@
 // limit before any work. What is wrong becomes an HttpError naming the field.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct ServeInput {
   Request request;                 // kind, options and format (always jsonl) filled
   std::vector<std::string> lines;  // the lines run_request would read (score: SOURCE<TAB>TARGET)
   bool many = false;               // "texts" (or lists of sources and targets): answer an array
+  std::set<std::string> given;     // the options the body set, by their table names
 };
 
 // Reads `body` for `endpoint` (JSON as every file minimt reads: nesting bounded, a key given

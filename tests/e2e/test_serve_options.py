@@ -19,6 +19,7 @@ Ends with "N passed, N failed"; exits 1 on any failure.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,8 +46,8 @@ CLI_ONLY = {
 }
 # Options whose answer is compared elsewhere: the live page differs from --view's by its box.
 NOT_COMPARED = {("view", "/v1/attention"): "tests/e2e/test_serve.py opens the live page",
-                ("task", "/v1/translate"): "the shipped model has no task (tests/families)",
-                ("task", "/v1/attention"): "the shipped model has no task (tests/families)"}
+                ("task", "/v1/translate"): "the shipped model has no task (generation_defaults)",
+                ("task", "/v1/attention"): "the shipped model has no task (generation_defaults)"}
 
 
 def strip_time(record):
@@ -99,6 +100,45 @@ def compare(t, server, minimt, option, endpoint, scratch):
              code, (want[:160] or err[-200:])))
 
 
+def generation_defaults(t, minimt, scratch):
+    """A model with a generation block (docs/model-format.md, "Generation settings") and a task:
+    the server takes the model's settings where the body is silent, as translate's command line
+    does, byte for byte, and a body's own value wins as a flag does."""
+    model = os.path.join(scratch, "with-generation")
+    shutil.copytree(MODEL, model)
+    with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    config["format_version"] = 2
+    config["generation"] = {"from": "test_serve_options.py", "beam_size": 3, "max_length": 6,
+                            "no_repeat_ngram_size": 2, "length_penalty": 1.0,
+                            "tasks": {"short": {"source_prefix_tokens": [], "max_length": 3,
+                                                "beam_size": 2}}}
+    with open(os.path.join(model, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f)
+    cases = [{}, {"beam_size": 1}, {"max_length": 20, "no_repeat_ngram_size": 0},
+             {"task": "short"}, {"task": "short", "beam_size": 4}]
+    answers = set()
+    with Server(minimt, ["--model", model, "--threads", "2"]) as server:
+        for fields in cases:
+            result = subprocess.run([minimt, "translate", "--model", model, "-q", "--format",
+                                     "jsonl", *flags_of(fields), *SENTENCES],
+                                    capture_output=True, timeout=300)
+            want = b"[" + b",".join(strip_time(line) for line in result.stdout.splitlines()) + \
+                b"]\n"
+            status, got = server.post("/v1/translate", dict(fields, texts=SENTENCES))
+            answers.add(got)
+            t.check(result.returncode == 0 and status == 200 and strip_time(got) == want,
+                    "model with generation settings, %s: HTTP %d %r, CLI %r" %
+                    (json.dumps(fields), status, got[:200], want[:200]))
+        status, body = server.post("/v1/translate", {"task": "nope", "text": "a"})
+        error = json.loads(body) if status == 400 else {}
+        t.check(error.get("field") == "task" and
+                error.get("error", "").startswith("task: 'nope' is not a task of the model"),
+                "a task the model lacks: %d %r" % (status, body[:200]))
+    # The cases differ from each other: the model's settings were applied, not ignored.
+    t.check(len(answers) == len(cases), "%d distinct answers of %d" % (len(answers), len(cases)))
+
+
 def main():
     minimt = os.path.abspath(sys.argv[1])
     t = Tally()
@@ -145,6 +185,7 @@ def main():
             t.check(status == 400 and error.startswith(name + ": ") and
                     json.loads(body).get("field") == name,
                     "%s cross:9:0: %d %r" % (name, status, body[:200]))
+    t.run("the model's generation settings", lambda: generation_defaults(t, minimt, scratch))
     # The other way: every flag of translate and score is an option, or said to be CLI-only.
     names = {option["name"] for option in options}
     for command in ("translate", "score"):

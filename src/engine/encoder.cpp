@@ -34,20 +34,15 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
   }
   std::vector<Probe*> probe(batch.sentences(), nullptr);  // sentence b's, or none
   std::copy_n(probes.begin(), std::min(probes.size(), probe.size()), probe.begin());
-  // What sentence b's probe is shown of rows [N, cols] at `point` of layer l.
-  const auto show_rows = [&](ProbePoint point, int l, int b, const float* rows_of, int cols) {
+  // Shows sentence b's probe its rows of x at `point` of layer l.
+  const auto show_rows = [&](ProbePoint point, int l, int b) {
     if (!probe[b]) return;
-    const ProbeView view{point,
-                         AttentionKind::kEncoder,
-                         l,
-                         0,
-                         batch.length(b),
-                         0,
-                         false,
-                         rows_of + static_cast<size_t>(batch.offsets[b]) * cols};
+    ProbeView view{point, AttentionKind::kEncoder, l};
+    view.rows = batch.length(b);
+    view.data = x + static_cast<size_t>(batch.offsets[b]) * d;  // [S, d]
     show(probe[b], view);
   };
-  for (int b = 0; b < batch.sentences(); ++b) show_rows(ProbePoint::kInput, -1, b, x, d);
+  for (int b = 0; b < batch.sentences(); ++b) show_rows(ProbePoint::kInput, -1, b);
 
   LayerScratch& z = scratch_;
   for (int l = 0; l < c.encoder_layers; ++l) {
@@ -73,7 +68,7 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
     residual(c, layer.final_norm, x, rows, z, [&](const float* in, float* out) {
       feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, rows, z, out);
     });
-    for (int b = 0; b < batch.sentences(); ++b) show_rows(ProbePoint::kLayerOutput, l, b, x, d);
+    for (int b = 0; b < batch.sentences(); ++b) show_rows(ProbePoint::kLayerOutput, l, b);
   }
   if (c.final_norms) normalize(c, weights_.encoder_final_norm, x, rows);
   return batch;

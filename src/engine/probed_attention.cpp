@@ -25,9 +25,9 @@ void ProbedAttention::run(Probe* probe, const AttentionSite& site, const Attenti
   const int first_key = in.tk - site.new_keys;  // the new keys: the last rows of k and v
   ProbeView view{
       ProbePoint::kQueries, site.kind, site.layer, site.first, in.tq, in.tk, in.causal, in.q};
-  show(probe, view);
+  show(probe, view);  // [tq, H*dk]
   if (site.new_keys > 0) {
-    ProbeView keys = view;
+    ProbeView keys = view;  // [new_keys, H*dk] each
     keys.first = first_key;
     keys.rows = site.new_keys;
     keys.point = ProbePoint::kKeys;
@@ -37,6 +37,7 @@ void ProbedAttention::run(Probe* probe, const AttentionSite& site, const Attenti
     keys.data = in.v + first_key * width;
     show(probe, keys);
   }
+  // What the call made: the scores and weights [H][tq][tk] (when wanted), the context [tq, H*dk].
   const std::pair<ProbePoint, const float*> made[] = {{ProbePoint::kScores, out.scores},
                                                       {ProbePoint::kWeights, out.weights},
                                                       {ProbePoint::kHeadOutputs, out.context}};

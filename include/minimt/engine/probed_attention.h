@@ -10,8 +10,9 @@
 
 namespace minimt {
 
-// Where a call sits: its attention and layer, the position of its first query, and how many of
-// the keys it reads it reads for the first time (the last new_keys rows of k and v).
+// Where a call sits: its attention and layer, the position of its first query, and how many
+// keys it reads for the first time (the last new_keys rows of k and v; the probe sees each key
+// once: a decoder step's own, the encoder output's at the first position).
 struct AttentionSite {
   AttentionKind kind = AttentionKind::kEncoder;
   int layer = 0;

@@ -241,6 +241,8 @@ ViewSummary write_attention_page(const AttentionDump& dump, std::ostream& out,
   if (!dump.compute_type.empty()) data["compute_type"] = dump.compute_type;
   if (!dump.notes.empty()) data["notes"] = dump.notes;
   if (!options.heads.is_null()) data["heads"] = options.heads;
+  if (options.live) data["live"] = true;  // minimt serve's page: its form (live.js)
+  if (options.live && !options.live_request.is_null()) data["live_request"] = options.live_request;
   // The sentences go into the data one at a time, as text: built whole as a JSON tree first,
   // 200,000 blank ones took 400 MB (2 KB each) for a 35 MB page.
   std::string head = json_for_script(data);

@@ -34,6 +34,16 @@ std::string header_text(const AttentionDump& dump, const ShowOptions& options) {
   return out;
 }
 
+// Whether some sentence of both dumps holds the head norms (--dump-norms) of the same type.
+bool both_hold_head_norms(const NamedDump& a, const NamedDump& b) {
+  for (size_t n = 0; n < a.dump.sentences.size() && n < b.dump.sentences.size(); ++n)
+    for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
+      const std::string key = dump_schema::extra_key(type, dump_schema::kHeadNormsSuffix);
+      if (a.dump.sentences[n].find_extra(key) && b.dump.sentences[n].find_extra(key)) return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 std::string show_dump(const AttentionDump& dump, const ShowOptions& options) {
@@ -46,8 +56,71 @@ std::string show_dump(const AttentionDump& dump, const ShowOptions& options) {
   return out;
 }
 
+std::string missing_values(const NamedDump& a, const NamedDump& b, const ShowOptions& options) {
+  const HeatmapChoice& choice = options.choice;
+  const dump_schema::AttentionType* type = dump_schema::find_attention_type(choice.type);
+  if (!type) return "'" + choice.type + "' is not encoder, decoder or cross";
+  // The key --values reads and the option that writes it.
+  std::string key = type->key, option = "--dump-types that keep " + choice.type;
+  if (choice.values == HeatmapValues::kScores) {
+    key = dump_schema::extra_key(*type, dump_schema::kScoresSuffix);
+    option = "--dump-scores";
+  } else if (choice.values == HeatmapValues::kNorms) {
+    key = dump_schema::extra_key(*type, dump_schema::kWeightedNormsSuffix);
+    option = "--dump-norms";
+  } else if (choice.values == HeatmapValues::kLens) {
+    key = dump_schema::kDecoderLayerPredictions;
+    option = "--logit-lens K";
+  }
+  auto holds = [&](const DumpSentence& s) {
+    switch (choice.values) {
+      case HeatmapValues::kWeights:
+        return s.find(choice.type) != nullptr;
+      case HeatmapValues::kLens:
+        return !s.layer_predictions.empty();
+      default:
+        return s.find_extra(key) != nullptr;
+    }
+  };
+  for (const DumpSentence* sb : shown(b.dump, options.sentences)) {
+    const DumpSentence& sa = a.dump.sentences.at(sb->number - 1);
+    if (!without_attention(sa).empty() || !without_attention(*sb).empty()) continue;
+    const bool in_a = holds(sa), in_b = holds(*sb);
+    if (in_a && in_b) continue;
+    const std::string lacking =
+        !in_a && !in_b ? a.name + " and " + b.name + " have" : (in_a ? b.name : a.name) + " has";
+    return "cannot compare " + a.name + " and " + b.name + " by --values " +
+           enum_name(kHeatmapValueNames, choice.values) + ": " + lacking + " no " + key +
+           " (sentence " + std::to_string(sb->number) + "; a dump holds it when written with " +
+           option + ")";
+  }
+  return "";
+}
+
 std::string show_difference(const NamedDump& a, const NamedDump& b, const ShowOptions& options) {
-  const std::vector<HeadChange> changes = largest_changes(a, b, options.sentences);
+  check_same_sentences(a, b);
+  // The table of each head's largest change over the sentences shown: of the weights, the
+  // scores, or weight x norm and the head norms; none for the logit lens.
+  std::string tables;
+  auto table = [&](const char* suffix, const std::string& what, bool per_row) {
+    tables +=
+        "\n" + change_table(largest_changes(a, b, options.sentences, suffix), a, b, what, per_row);
+  };
+  switch (options.choice.values) {
+    case HeatmapValues::kWeights:
+      table(nullptr, "", false);
+      break;
+    case HeatmapValues::kScores:
+      table(dump_schema::kScoresSuffix, "of the scores", false);
+      break;
+    case HeatmapValues::kNorms:
+      table(dump_schema::kWeightedNormsSuffix, "of weight x norm", false);
+      if (both_hold_head_norms(a, b))
+        table(dump_schema::kHeadNormsSuffix, "of the head norm", true);
+      break;
+    case HeatmapValues::kLens:
+      break;
+  }
   std::string out;
   if (options.header) {
     out = "A: " + header_text(a.dump, options) + "B: " + header_text(b.dump, options);
@@ -61,7 +134,7 @@ std::string show_difference(const NamedDump& a, const NamedDump& b, const ShowOp
                ? draw_heatmap_difference(sa, *sb, options.choice, options.style, a.name, b.name)
                : note;
   }
-  return out + "\n" + change_table(changes, a, b);
+  return out + tables;
 }
 
 }  // namespace minimt

@@ -110,7 +110,7 @@ MatricesDifference matrices_difference(const AttentionMatrices& a, const Attenti
 }
 
 std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
-                                        const std::vector<int>& sentences) {
+                                        const std::vector<int>& sentences, const char* suffix) {
   check_same_sentences(a, b);
   std::vector<int> numbers = sentences;
   if (numbers.empty())
@@ -122,16 +122,33 @@ std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
       return c.type == key.type && c.layer == key.layer && c.head == key.head;
     });
   };
+  // A head of the weights `m` masked (--mask-heads), by its layer's label and its number.
+  auto masked = [](const AttentionMatrices& m, const std::string& layer, int head) {
+    const auto l = std::find(m.layer_labels.begin(), m.layer_labels.end(), layer);
+    const auto h = std::find(m.heads.begin(), m.heads.end(), head);
+    return l != m.layer_labels.end() && h != m.heads.end() &&
+           m.is_masked(static_cast<int>(l - m.layer_labels.begin()),
+                       static_cast<int>(h - m.heads.begin()));
+  };
+  // One value per query (the head norms): no key token, no causal mask over the columns.
+  const bool per_row = suffix && std::string(suffix) == dump_schema::kHeadNormsSuffix;
   for (int n : numbers) {
     const DumpSentence& sa = a.dump.sentences.at(n - 1);
     const DumpSentence& sb = b.dump.sentences.at(n - 1);
     for (const AttentionMatrices& ma : sa.attention) {
       const AttentionMatrices* mb = sb.find(ma.type);
       if (!mb) continue;
-      const MatricesDifference d = matrices_difference(ma, *mb);
+      const auto& axes = *dump_schema::find_attention_type(ma.type);
+      const AttentionMatrices* xa = &ma;
+      const AttentionMatrices* xb = mb;
+      if (suffix) {
+        xa = sa.find_extra(dump_schema::extra_key(axes, suffix));
+        xb = sb.find_extra(dump_schema::extra_key(axes, suffix));
+        if (!xa || !xb) continue;
+      }
+      const MatricesDifference d = matrices_difference(*xa, *xb);
       if (d.change.layers() == 0) continue;
       shared = true;
-      const auto& axes = *dump_schema::find_attention_type(ma.type);
       const std::vector<std::string>& rows = sa.tokens(axes.rows);
       const std::vector<std::string>& cols = sa.tokens(axes.cols);
       for (int l = 0; l < d.change.layers(); ++l)
@@ -140,8 +157,8 @@ std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
           key.type = ma.type;
           key.layer = d.change.layer_labels[l];
           key.head = d.change.heads[h];
-          key.masked_a = d.a.is_masked(l, h);
-          key.masked_b = d.b.is_masked(l, h);
+          key.masked_a = masked(ma, key.layer, key.head);
+          key.masked_b = masked(*mb, key.layer, key.head);
           auto it = find(key);
           if (it == changes.end()) {
             changes.push_back(key);
@@ -149,7 +166,7 @@ std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
           }
           for (int i = 0; i < d.change.rows; ++i)
             for (int j = 0; j < d.change.cols; ++j) {
-              if (axes.causal && j > i) continue;
+              if (axes.causal && !per_row && j > i) continue;
               const float change = d.change.at(l, h, i, j);
               if (it->sentence != 0 && std::fabs(change) <= std::fabs(it->change)) continue;
               it->change = change;
@@ -159,14 +176,16 @@ std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
               it->row = i;
               it->col = j;
               it->query = rows[i];
-              it->key = cols[j];
+              it->key = per_row ? "" : cols[j];
             }
         }
     }
   }
   if (!shared && !numbers.empty())
-    throw Error("cannot compare " + a.name + " and " + b.name +
-                ": they hold no attention head in common (types, layers and heads)");
+    throw Error(
+        "cannot compare " + a.name + " and " + b.name + ": they hold no " +
+        (suffix ? std::string("head with ") + (suffix + 1) : std::string("attention head")) +
+        " in common (types, layers and heads)");
   std::stable_sort(changes.begin(), changes.end(), [](const HeadChange& x, const HeadChange& y) {
     return std::fabs(x.change) > std::fabs(y.change);
   });
@@ -178,10 +197,20 @@ bool is_unchanged(const HeadChange& c) {
 }
 
 std::string change_table(const std::vector<HeadChange>& changes, const NamedDump& a,
-                         const NamedDump& b) {
-  std::string out = "largest change per head, B - A (B = " + view::terminal_escape(b.name) +
+                         const NamedDump& b, const std::string& what, bool per_row) {
+  // The numbers' columns: as wide as the widest (scores and norms may pass 9.9999), at least 8.
+  int width = 8;
+  for (const HeadChange& c : changes)
+    for (double x :
+         {static_cast<double>(c.change), static_cast<double>(c.a), static_cast<double>(c.b)})
+      width = std::max(width, static_cast<int>(fixed(x, "%+.4f").size()) + 1);
+  std::string out = "largest change per head" + (what.empty() ? "" : " " + what) +
+                    ", B - A (B = " + view::terminal_escape(b.name) +
                     ", A = " + view::terminal_escape(a.name) + "), most changed first:\n" +
-                    "type     layer head   B - A       A       B  sentence  query -> key\n";
+                    view::pad_width("type", 9, false) + "layer head" +
+                    view::pad_width("B - A", width, true) + view::pad_width("A", width, true) +
+                    view::pad_width("B", width, true) + "  sentence  " +
+                    (per_row ? "query" : "query -> key") + "\n";
   int unchanged = 0;
   for (const HeadChange& c : changes) {
     // Heads equal in every cell make one line: the table is about what changed.
@@ -191,12 +220,14 @@ std::string change_table(const std::vector<HeadChange>& changes, const NamedDump
     }
     std::string row = view::pad_width(c.type, 9, false) + view::pad_width(c.layer, 5, true) +
                       view::pad_width(std::to_string(c.head), 5, true) +
-                      view::pad_width(fixed(c.change, "%+.4f"), 8, true) +
-                      view::pad_width(fixed(c.a, "%.4f"), 8, true) +
-                      view::pad_width(fixed(c.b, "%.4f"), 8, true) +
+                      view::pad_width(fixed(c.change, "%+.4f"), width, true) +
+                      view::pad_width(fixed(c.a, "%.4f"), width, true) +
+                      view::pad_width(fixed(c.b, "%.4f"), width, true) +
                       view::pad_width(std::to_string(c.sentence), 10, true) + "  ";
     if (c.sentence == 0)
       row += "(no cells)";
+    else if (per_row)
+      row += view::terminal_escape(c.query);
     else
       row += view::terminal_escape(c.query) + " -> " + view::terminal_escape(c.key);
     if (c.masked_a || c.masked_b)

@@ -21,10 +21,12 @@ std::shared_ptr<const HeadMask> head_mask(const Request& request, const ModelCon
   try {
     return std::make_shared<const HeadMask>(parse_head_mask(*request.record.mask_heads, config));
   } catch (const Error& e) {
-    // The command line names the option by its word, ablation; JSON keeps its field's name.
-    const std::string name =
-        spelling == FieldSpelling::kJson ? field_name("mask_heads", spelling) : "--ablate-heads";
-    throw RequestError("mask_heads", name + ": " + e.what());
+    // The message repeats the name the user typed; by default the option's word, ablation.
+    const std::string name = !request.mask_heads_named.empty()  ? request.mask_heads_named
+                             : spelling == FieldSpelling::kJson ? "ablate_heads"
+                                                                : "--ablate-heads";
+    throw RequestError(spelling == FieldSpelling::kJson ? name : "mask_heads",
+                       name + ": " + e.what());
   }
 }
 

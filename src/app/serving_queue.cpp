@@ -291,7 +291,27 @@ void ServingQueue::work() {
   }
 }
 
+void ServingQueue::drop_waiting(Job& job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = std::find_if(jobs_.begin(), jobs_.end(), [&](const std::shared_ptr<Job>& queued) {
+    return queued.get() == &job;
+  });
+  if (it == jobs_.end()) return;
+  queued_ -= static_cast<long long>(job.lines.size() - job.taken);
+  job.taken = job.lines.size();
+  jobs_.erase(it);
+}
+
 void ServingQueue::run_batch(Batch& batch) {
+  // A request that failed since its lines were taken (its answer grew too large) is not
+  // translated further: its slices leave the batch.
+  batch.slices.erase(std::remove_if(batch.slices.begin(), batch.slices.end(),
+                                    [](const Batch::Slice& s) {
+                                      std::lock_guard<std::mutex> lock(s.job->mutex);
+                                      return s.job->failed;
+                                    }),
+                     batch.slices.end());
+  if (batch.slices.empty()) return;
   const Job& first = *batch.slices.front().job;
   std::vector<std::string> lines;
   for (const Batch::Slice& s : batch.slices)
@@ -339,6 +359,7 @@ void ServingQueue::run_batch(Batch& batch) {
     if (job.failed) continue;
     if (slice_failure) {
       job.failed = true;
+      drop_waiting(job);  // its lines still queued are never translated
       answered();
       job.promise.set_exception(slice_failure);
       deliver(job);

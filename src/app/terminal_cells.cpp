@@ -136,8 +136,9 @@ std::string diverging_legend(TerminalColours colours, float scale, bool causal,
 
 }  // namespace
 
-std::string change_legend(TerminalColours colours, float scale, bool causal) {
-  return diverging_legend(colours, scale, causal, "B - A", "red: lower in B, blue: higher",
+std::string change_legend(TerminalColours colours, float scale, bool causal,
+                          const std::string& name) {
+  return diverging_legend(colours, scale, causal, name, "red: lower in B, blue: higher",
                           "-9: B lower by the largest change, +9: higher; blank: below 1/18 of it");
 }
 

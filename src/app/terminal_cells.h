@@ -26,8 +26,10 @@ const char* end_of_cells(TerminalColours colours);
 
 // One line saying what the cells mean (the scale from 0 to 1, and the mask when `causal`).
 std::string weight_legend(TerminalColours colours, bool causal);
-// One line saying what the change cells mean, B - A from -scale to +scale.
-std::string change_legend(TerminalColours colours, float scale, bool causal);
+// One line saying what the change cells mean, B - A from -scale to +scale; `name` says of what
+// ("score B - A"; the weights': "B - A").
+std::string change_legend(TerminalColours colours, float scale, bool causal,
+                          const std::string& name = "B - A");
 // The same for signed values called `name` (the scores), from -scale to +scale.
 std::string signed_legend(TerminalColours colours, float scale, bool causal,
                           const std::string& name);

@@ -183,7 +183,9 @@ void Translator::fill(Translation& result, const Hypothesis& hypothesis,
   result.output_ids = hypothesis.tokens;
   result.log_probs = hypothesis.log_probs;
   result.score = hypothesis.score();
-  result.ranking_score = ranking_score(hypothesis, options.length_penalty);
+  // As the search ranked it (a cut hypothesis counts one more token under generate()'s rules).
+  result.ranking_score =
+      ranking_score(hypothesis, options.length_penalty, model_->config().generation.beam_rules);
   result.finished = hypothesis.finished;
   std::vector<int> text_ids = hypothesis.tokens;
   if (hypothesis.finished) text_ids.pop_back();  // the eos

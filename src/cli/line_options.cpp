@@ -28,18 +28,31 @@ CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args) {
   const bool scoring = request.kind == RequestKind::kScore;
   add_model_option(command, request.model);
   add_compute_type_option(command, request.compute_type);
+  // --mask-heads: the option's first name, kept working as it was. "Mask" is the causal mask's
+  // word (it acts on the scores); this acts after the softmax. Two options rather than one with
+  // two names, so that a message repeats the name the user typed.
+  CLI::Option* ablate =
+      command
+          .add_option_function<std::string>(
+              "--ablate-heads",
+              [&args](const std::string& spec) {
+                args.request.record.mask_heads = spec;  // even "": names no head, a usage error
+                args.request.mask_heads_named = "--ablate-heads";
+              },
+              "ablate heads: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, LAYER and "
+              "HEAD numbers (negative from the end) or *; an ablated head's weights are set to "
+              "0 after the softmax")
+          ->type_name("SPEC");
   command
       .add_option_function<std::string>(
-          // --mask-heads: the option's first name, kept working as it was. "Mask" is the
-          // causal mask's word (it acts on the scores); this acts after the softmax.
-          "--ablate-heads,--mask-heads",
-          [&request](const std::string& spec) {
-            request.record.mask_heads = spec;  // even empty: "" names no head, a usage error
+          "--mask-heads",
+          [&args](const std::string& spec) {
+            args.request.record.mask_heads = spec;
+            args.request.mask_heads_named = "--mask-heads";
           },
-          "ablate heads: TYPE:LAYER:HEAD,... with TYPE encoder, decoder or cross, LAYER and "
-          "HEAD numbers (negative from the end) or *; an ablated head's weights are set to 0 "
-          "after the softmax")
-      ->type_name("SPEC");
+          "the older name of --ablate-heads")
+      ->type_name("SPEC")
+      ->excludes(ablate);
   if (!scoring)
     command
         .add_option("--max-length", request.search.max_length,

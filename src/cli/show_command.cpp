@@ -1,5 +1,5 @@
 // minimt show: an attention dump's heatmaps in the terminal, or the difference of two dumps of
-// the same sentences (B - A) with each head's largest change.
+// the same sentences (B - A) of what --values names, with each head's largest change.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -38,10 +38,12 @@ int run_show(const ShowArgs& args) {
   if (args.dumps.size() == 1) {
     text = show_dump(a, options);
   } else {
-    if (options.choice.values != HeatmapValues::kWeights)
-      throw UsageError("--values " + args.values + " draws one dump; two are compared by weights");
     const AttentionDump b = read_dump_file(args.dumps[1]);
-    text = show_difference({a, args.dumps[0]}, {b, args.dumps[1]}, options);
+    const NamedDump named_a{a, args.dumps[0]}, named_b{b, args.dumps[1]};
+    check_same_sentences(named_a, named_b);
+    const std::string missing = missing_values(named_a, named_b, options);
+    if (!missing.empty()) throw UsageError(missing);
+    text = show_difference(named_a, named_b, options);
   }
   std::cout << text;
   std::cout.flush();
@@ -83,7 +85,7 @@ void add_show_options(CLI::App& command, ShowArgs& args) {
       .add_option("--values", args.values,
                   "weights: the attention weights; scores: what softmax read (a dump with "
                   "--dump-scores); norms: weight x norm (--dump-norms); lens: each decoder "
-                  "layer's most likely next piece (--logit-lens)")
+                  "layer's most likely next piece (--logit-lens); of two dumps, B - A of it")
       ->type_name("WHAT")
       ->check(CLI::IsMember({"weights", "scores", "norms", "lens"}))
       ->capture_default_str();

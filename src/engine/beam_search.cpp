@@ -76,16 +76,8 @@ class BeamSearch {
   int step_length_ = 0;  // the candidates' length, their output tokens
 };
 
-// generate() divides by the length of the decoder input the hypothesis ended with: the start
-// token and the output without eos, so an eos-ended one counts as minimt does (eos included)
-// and one cut at the limit counts one more.
 double BeamSearch::rank(const Hypothesis& hypothesis) const {
-  if (options_.beam_rules == BeamRules::kMinimt || hypothesis.finished)
-    return ranking_score(hypothesis, options_.length_penalty);
-  double sum = 0.0;
-  for (float log_prob : hypothesis.log_probs) sum += log_prob;
-  const double length = static_cast<double>(hypothesis.tokens.size() + 1);
-  return options_.length_penalty == 0.0f ? sum : sum / std::pow(length, options_.length_penalty);
+  return ranking_score(hypothesis, options_.length_penalty, options_.beam_rules);
 }
 
 bool BeamSearch::transformers_done(int sentence) const {

@@ -72,11 +72,13 @@ float Hypothesis::score() const {
   return std::accumulate(log_probs.begin(), log_probs.end(), 0.0f);
 }
 
-double ranking_score(const Hypothesis& hypothesis, float length_penalty) {
+double ranking_score(const Hypothesis& hypothesis, float length_penalty, BeamRules rules) {
   double sum = 0.0;
   for (float log_prob : hypothesis.log_probs) sum += log_prob;
-  if (length_penalty == 0.0f || hypothesis.tokens.empty()) return sum;
-  return sum / std::pow(static_cast<double>(hypothesis.tokens.size()), length_penalty);
+  const size_t cut = rules == BeamRules::kTransformers && !hypothesis.finished ? 1 : 0;
+  const size_t length = hypothesis.tokens.size() + cut;
+  if (length_penalty == 0.0f || length == 0) return sum;
+  return sum / std::pow(static_cast<double>(length), length_penalty);
 }
 
 std::vector<std::vector<Hypothesis>> search(Decoder& decoder, std::vector<DecoderState>& states,

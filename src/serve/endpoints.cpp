@@ -38,6 +38,16 @@ HttpAnswer busy(const std::string& message) {
   return answer;
 }
 
+// The choices of a request for the live page (live.js's form), written into its answer so that
+// the form comes back as it was sent.
+nlohmann::json live_request(const RecordSettings& record) {
+  return {{"dump_scores", record.dump_scores},
+          {"dump_norms", record.dump_norms},
+          {"logit_lens", record.logit_lens},
+          {"rollout", record.rollout},
+          {"ablate_heads", record.mask_heads.value_or("")}};
+}
+
 HttpAnswer content(std::string body, const char* type) {
   HttpAnswer answer;
   answer.body = std::move(body);
@@ -125,6 +135,7 @@ void Endpoints::lines(const HttpRequest& in, const Respond& respond, Endpoint en
     const RequestPlan plan = plan_request(input.request, *model, FieldSpelling::kJson);
     ViewOptions view;
     view.live = true;
+    if (page) view.live_request = live_request(input.request.record);
     queue_.submit(
         model, plan, std::move(input.lines), view,
         [respond, many, page, endpoint](std::future<QueueAnswer> pending) {

@@ -2,6 +2,7 @@
 #include "serve/request_json.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "minimt/app/request_options.h"
@@ -153,12 +154,18 @@ ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Re
   const OptionUse use = endpoint == Endpoint::kScore       ? kForScore
                         : endpoint == Endpoint::kAttention ? kForAttention
                                                            : kForTranslate;
+  std::map<std::string, std::string> named;  // option -> the key that gave it
   for (const auto& [key, value] : document.items()) {
     if (std::find(lines_fields.begin(), lines_fields.end(), key) != lines_fields.end()) continue;
     const RequestOption* option = find_request_option(key, use);
     if (!option)
       throw bad(printable(key), "unknown option '" + printable(key) +
                                     "' for this endpoint (GET /v1/options lists them)");
+    // One option under two names (ablate_heads and its older mask_heads) is said twice.
+    if (const auto [said, first] = named.emplace(option->name, key); !first)
+      throw bad(printable(key), "'" + printable(said->second) + "' and '" + printable(key) +
+                                    "' name the same option: give one");
+    if (option->name == "ablate_heads") request.mask_heads_named = key;
     option->set(request, option_value(*option, value));
   }
   if (request.record.view) request.record.dump_attention = false;  // the page, not the dump

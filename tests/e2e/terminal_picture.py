@@ -5,8 +5,8 @@ from a dump's numbers without minimt's help.
 The rules, from the source: src/app/terminal_cells.cpp (the ASCII ramp, the shades, xterm's
 256 colours, the mask's hatching), src/app/colour_scales.cpp with src/app/view/colour_scales.json
 (the sequential scale), src/app/view_text.cpp (labels: control characters as their Control
-Pictures), src/app/terminal_heatmap.cpp (the layout: title, source, translation, axes, the
-column labels written downwards, one line per row, the legend).
+Pictures), src/app/heatmap_choice.cpp and src/app/terminal_grid.cpp (the layout: title, source,
+translation, axes, the column labels written downwards, one line per row, the legend).
 """
 
 import json

@@ -144,13 +144,22 @@ def answer_bound(t, minimt):
     body = json.dumps({"texts": texts}).encode()
     flags = ["--model", MODEL, "--max-body-bytes", str(1 << 20), "--threads", "2"]
     with Server(minimt, flags, wrapper=MEMORY) as server:
-        got, _, seconds = exchange(server.port, post("/v1/attention", body), timeout=120)
+        # Connection: close, so that the queue is looked at as soon as the refusal is read.
+        got, _, seconds = exchange(server.port,
+                                   post("/v1/attention", body, b"Connection: close\r\n"),
+                                   timeout=120)
         a = answers(got)
         error = json.loads(a[0][1]) if a and a[0][0] == 413 else {}
         t.check(len(a) == 1 and error.get("field") == "max_answer_bytes" and
                 "--max-answer-bytes" in error.get("error", ""),
                 "300 long sentences on /v1/attention: %r" % ([(s, b[:200]) for s, b in a],))
         alive(t, server, "an answer over the limit")
+        # The refused request's lines not yet taken leave the queue with it: nothing of it is
+        # still waiting to be translated (before: the other 284 sentences were, and the next
+        # client waited for them).
+        status, body = server.get("/v1/health")
+        t.check(status == 200 and json.loads(body).get("queued_lines") == 0,
+                "after the refusal, the server's queue: %r %r" % (status, body[:100]))
         # The count is an upper bound of what is written: an answer of A bytes is refused by a
         # server whose limit is A - 1, and whole under a limit of A * 3.
         small = json.dumps({"texts": ["I am a student.", "The black cat sees the small dog."] * 3,

@@ -131,6 +131,20 @@ def main():
                                 dict(option["example"], texts=SENTENCES))
                 t.check(a[0] == 200 and strip_time(a[1]) == strip_time(b[1]),
                         "alias %s of %s: %r" % (option["alias"], option["name"], a[1][:160]))
+                # Both names at once say one thing twice: refused, naming both.
+                both = dict(fields, texts=SENTENCES, **option["example"])
+                status, body = server.post("/v1/translate", both)
+                error = json.loads(body).get("error", "") if status == 400 else ""
+                t.check(status == 400 and option["alias"] in error and option["name"] in error,
+                        "%s and %s together: %d %r" % (option["alias"], option["name"],
+                                                        status, body[:200]))
+        # A refused value is named as the request named it, by either name.
+        for name in ("ablate_heads", "mask_heads"):
+            status, body = server.post("/v1/translate", {name: "cross:9:0", "text": "a"})
+            error = json.loads(body).get("error", "") if status == 400 else ""
+            t.check(status == 400 and error.startswith(name + ": ") and
+                    json.loads(body).get("field") == name,
+                    "%s cross:9:0: %d %r" % (name, status, body[:200]))
     # The other way: every flag of translate and score is an option, or said to be CLI-only.
     names = {option["name"] for option in options}
     for command in ("translate", "score"):

@@ -168,6 +168,17 @@ def check_pages(minimt, browser, scratch):
     with open(alias, encoding="utf-8") as f:
         check(result.returncode == 0 and result.stderr == b"" and json.load(f) == document,
               "--mask-heads: the same dump as --ablate-heads, silently", result.stderr.decode())
+    # A bad SPEC is named as typed; both names at once are refused (one option said twice).
+    for name in ("--ablate-heads", "--mask-heads"):
+        result = support.run([minimt, "translate", "-m", support.SHIPPED, name, "cross:9:0", "a"])
+        err = result.stderr.decode()
+        check(result.returncode == 2 and result.stdout == b"" and
+              err.startswith("minimt: error: %s: " % name), "%s cross:9:0" % name, err)
+    result = support.run([minimt, "translate", "-m", support.SHIPPED, "--ablate-heads", MASK,
+                          "--mask-heads", MASK, "a"])
+    err = result.stderr.decode()
+    check(result.returncode == 2 and result.stdout == b"" and "--ablate-heads" in err and
+          "--mask-heads" in err, "--ablate-heads with --mask-heads: refused", err)
     masked = masked_set(document)
     check(len(masked) == 7, "the dump records the 7 masked heads", document.get("masked_heads"))
     page_check(browser, minimt, scratch, dump, document, masked)

@@ -17,6 +17,11 @@ class Results(support.Tally):
         super().__init__()
         self.tokens = self.matrices = self.ended = self.cut = self.scored = self.processed = 0
         self.max_diff = self.max_attention_diff = 0.0
+        # searches compared with generate() (test_families.compare_search)
+        self.searches = self.search_tokens = self.search_finished = 0
+        self.defaults = self.cases = self.cases_cut = 0
+        self.rules_decide = 0  # case outputs minimt's own beam rules would change
+        self.search_diff = 0.0
 
 
 def run(cmd, input=None, env=None):

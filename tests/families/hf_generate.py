@@ -1,6 +1,8 @@
 """generate() with num_beams=1 as transformers runs it for these families (greedy: the
 arg-max, the lowest id on a tie; ForcedBOSTokenLogitsProcessor when forced_bos_token_id is
-set: every logit -inf but the forced token's, at the first generated position), the scores
+set: every logit -inf but the forced token's, at the first generated position;
+ForcedEOSTokenLogitsProcessor when forced_eos_token_id is: the same for eos where the output
+reaches max_length, max_new_tokens here), the scores
 compute_transition_scores gives (log_softmax of the processed logits), and the attention of
 the chosen output read back by one teacher-forced pass (output_attentions)."""
 import torch
@@ -24,7 +26,15 @@ def apply_processors(logits, history, repetition_penalty=1.0, no_repeat_ngram_si
     return logits
 
 
-def greedy(model, source_ids, start, eos, max_new_tokens, forced=None, **processors):
+def force(logits, token):
+    """ForcedBOS/ForcedEOSTokenLogitsProcessor: every score -inf but the token's, which is 0."""
+    logits[:] = float("-inf")
+    logits[token] = 0.0
+    return logits
+
+
+def greedy(model, source_ids, start, eos, max_new_tokens, forced=None, forced_eos=None,
+           **processors):
     """-> dict: tokens, log_probs, finished, encoder/decoder/cross attention."""
     with torch.no_grad():
         memory, encoder_attention = model.encode(source_ids)
@@ -33,9 +43,9 @@ def greedy(model, source_ids, start, eos, max_new_tokens, forced=None, **process
             logits = apply_processors(model.decode(decoder_input, memory)[0][-1].clone(),
                                       decoder_input, **processors)
             if forced is not None and len(tokens) == 0:
-                processed = torch.full_like(logits, float("-inf"))
-                processed[forced] = 0.0
-                logits = processed
+                logits = force(logits, forced)
+            if forced_eos is not None and len(tokens) == max_new_tokens - 1:
+                logits = force(logits, forced_eos)
             scores = torch.log_softmax(logits, dim=-1)
             token = int(torch.argmax(scores))
             tokens.append(token)
@@ -43,14 +53,16 @@ def greedy(model, source_ids, start, eos, max_new_tokens, forced=None, **process
             if token == eos:
                 break
             decoder_input.append(token)
-        result = score(model, source_ids, tokens, start, forced, memory)
+        last = max_new_tokens - 1 if forced_eos is not None else None
+        result = score(model, source_ids, tokens, start, forced, memory, (last, forced_eos))
         result.update({"tokens": tokens, "greedy_log_probs": log_probs,
                        "finished": tokens[-1] == eos, "encoder": encoder_attention})
         return result
 
 
-def score(model, source_ids, tokens, start, forced=None, memory=None):
-    """Teacher forcing: the log-probability of each given token, and the attention."""
+def score(model, source_ids, tokens, start, forced=None, memory=None, forced_eos=(None, None)):
+    """Teacher forcing: the log-probability of each given token, and the attention.
+    forced_eos: (the output position where eos is forced, eos), as greedy() forces it."""
     with torch.no_grad():
         if memory is None:
             memory, _ = model.encode(source_ids)
@@ -58,6 +70,9 @@ def score(model, source_ids, tokens, start, forced=None, memory=None):
         if forced is not None:
             logits[0] = float("-inf")
             logits[0, forced] = 0.0
+        position, token = forced_eos
+        if position is not None and position < len(tokens):
+            force(logits[position], token)
         scores = torch.log_softmax(logits, dim=-1)
         return {"log_probs": [float(scores[i, t]) for i, t in enumerate(tokens)],
                 "decoder": selfs, "cross": crosses}

@@ -13,12 +13,18 @@
             --gated (v1.1 / FLAN: gated-gelu, untied lm_head); spiece.model (unigram, <pad> 0
             </s> 1 <unk> 2), tokenizer_config.json (extra_ids 100)
 
+Every family: generate()'s keys in config.json as the hub's checkpoint has them (num_beams,
+max_length, early_stopping, forced_eos_token_id; PUBLISHED_GENERATION), and generation_config.json
+as transformers 4.27 wrote it from them (--no-generation-config: none, as checkpoints saved
+before transformers 4.26 have it; generate() then reads config.json's keys).
+
 Weights are seeded random; model.safetensors holds the tied table once (model.shared.weight /
 shared.weight), pytorch_model.bin (--weights bin) every tied name sharing one storage.
 OUT_DIR.reference/state.pt (beside the HF directory, not in it) holds the full state dict for the
 PyTorch forward of the test, so that it reads no file the converter reads.
 
-  make_checkpoint.py FAMILY OUT_DIR [--seed N] [--weights safetensors|bin] [--gated] ...
+  make_checkpoint.py FAMILY OUT_DIR [--seed N] [--weights safetensors|bin] [--gated]
+                     [--no-generation-config] ...
 """
 import argparse
 import io
@@ -186,6 +192,30 @@ def t5_config(args, vocab_size):
             "transformers_version": "4.40.0", "use_cache": True, "vocab_size": vocab_size}
 
 
+# generate()'s keys in config.json as the hub's checkpoints have them (mbart-large-50-many-to-
+# many-mmt, m2m100_418M, nllb-200-distilled-600M; t5-small and t5-v1_1 have none but
+# task_specific_params). Their generation_config.json is what transformers 4.27 wrote from
+# config.json (generation_config()): the same values.
+PUBLISHED_GENERATION = {
+    "mbart50": {"early_stopping": True, "forced_eos_token_id": 2, "max_length": 200,
+                "num_beams": 5},
+    "m2m100": {"early_stopping": True, "max_length": 200, "num_beams": 5},
+    "nllb": {"max_length": 200},
+    "t5": {},
+}
+GENERATION_KEYS = ("bos_token_id", "decoder_start_token_id", "early_stopping", "eos_token_id",
+                   "forced_eos_token_id", "length_penalty", "max_length", "num_beams",
+                   "pad_token_id", "bad_words_ids", "no_repeat_ngram_size", "repetition_penalty")
+
+
+def generation_config(config):
+    """GenerationConfig.from_model_config(config), saved: the generation keys config.json sets."""
+    out = {"_from_model_config": True}
+    out.update({k: config[k] for k in GENERATION_KEYS if k in config})
+    out["transformers_version"] = "4.27.0.dev0"
+    return out
+
+
 def tokenizer_files(args, out):
     """-> (vocab_size of the model, tokenizer_config.json contents, extra files written)."""
     family = args.family
@@ -237,26 +267,28 @@ def main():
     ap.add_argument("--d-kv", type=int, default=6, help="T5: per-head width (not d_model/heads)")
     ap.add_argument("--ffn", type=int, default=64)
     ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--max-positions", type=int, default=64)
+    ap.add_argument("--max-positions", type=int, default=256,
+                    help="above generate()'s max_length (200), as the hub's 1024 is")
     ap.add_argument("--buckets", type=int, default=8)
     ap.add_argument("--max-distance", type=int, default=6)
     ap.add_argument("--activation", default="gelu")
     ap.add_argument("--published-layout", action="store_true",
                     help="T5: also the unused tensor t5-small's checkpoint holds")
     ap.add_argument("--eos-bias", type=float, default=0.0)
+    ap.add_argument("--no-generation-config", action="store_true",
+                    help="no generation_config.json: generate() reads config.json's keys")
     args = ap.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     vocab_size, tokenizer_config = tokenizer_files(args, args.out_dir)
     if args.family == "t5":
         sd, config = t5_state(args, vocab_size), t5_config(args, vocab_size)
-        generation = {"decoder_start_token_id": 0, "eos_token_id": 1, "pad_token_id": 0}
     else:
         sd = bart_state(args, vocab_size, args.family == "mbart50")
         config = bart_config(args, args.family, vocab_size)
-        generation = {"bos_token_id": 0, "decoder_start_token_id": 2, "eos_token_id": 2,
-                      "pad_token_id": 1, "max_length": 200, "num_beams": 5}
+    config.update(PUBLISHED_GENERATION[args.family])
     write_json(os.path.join(args.out_dir, "config.json"), config)
-    write_json(os.path.join(args.out_dir, "generation_config.json"), generation)
+    if not args.no_generation_config:
+        write_json(os.path.join(args.out_dir, "generation_config.json"), generation_config(config))
     write_json(os.path.join(args.out_dir, "tokenizer_config.json"), tokenizer_config)
     if args.weights == "bin":
         save_bin(os.path.join(args.out_dir, "pytorch_model.bin"), sd, "float32")

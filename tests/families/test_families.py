@@ -13,7 +13,17 @@ from each family's modeling file (hf_bart.py, hf_t5.py) and generate()'s greedy 
      the text, and every attention matrix (encoder, decoder, cross; 1e-4);
   4. `minimt score` gives the reference's teacher-forced log-probability of the reference
      translation;
-  5. int8, --mask-heads, heads, --view, --align and beam search run on the converted model.
+  5. int8, --mask-heads, heads, --view, --align and beam search run on the converted model;
+  6. `minimt translate` with the converted model's own settings (no --beam-size, no
+     --max-length) against generate() with the checkpoint's generation config, as published
+     (make_checkpoint.py: generation_config.json, and the same checkpoint without it, whose
+     config.json keys the converter and generate() read): greedy (hf_generate.py) or beam
+     search (hf_beam.py, transformers 4.30's beam search): the same ids, each token's
+     log-probability and the ranking score (sequences_scores) within 1e-4;
+  7. on five variants, generation_config.json rewritten for each of CASES (early_stopping
+     true/false/"never", length_penalty 2, 0.5, 0 and -1, max_length reached with and without
+     forced eos, bad words, n-grams and the repetition penalty), the same comparison; each
+     case is also run under minimt's own beam rules, to count the outputs the rules decide.
 
 Then refusals: unknown language codes (the known ones listed), what the format cannot hold
 (an unexpected tensor, a feed-forward kind, mBART-cc25's tokenizer), too small a vocabulary,
@@ -21,7 +31,7 @@ tokenizer ids that disagree; each exits 1 with one line naming the key or tensor
 
 T5 variants keep relative_attention_max_distance small (6, 8 buckets) so that most sentences
 are longer than it; one T5 dump is compared byte for byte under every Linear kernel this CPU
-runs. The test fails unless it compared a minimum number of tokens and matrices.
+runs. The test fails unless it compared a minimum number of tokens, matrices and searches.
 
     /usr/bin/python3 tests/families/test_families.py --minimt build/minimt [--keep DIR]
 """
@@ -40,6 +50,7 @@ sys.path.insert(0, HERE)
 
 import checks  # noqa: E402  (puts tests/ on the path for support)
 import hf_bart  # noqa: E402
+import hf_beam  # noqa: E402
 import hf_generate  # noqa: E402
 import hf_t5  # noqa: E402
 import support  # noqa: E402
@@ -72,6 +83,9 @@ VARIANTS = [
     ("t5-v1.1-gated-bin", "t5", ["--seed", "17", "--gated", "--weights", "bin"], None, None),
     ("t5-small-layout-bin", "t5", ["--seed", "18", "--weights", "bin", "--published-layout"],
      "en", "fr"),
+    # eos likely at every step: many hypotheses finish, so when a sentence stops and what a
+    # length divides decide the output (the beam cases, CASES)
+    ("mbart50-eos-likely", "mbart50", ["--seed", "19", "--eos-bias", "7"], "en_XX", "fr_XX"),
 ]
 
 
@@ -107,12 +121,13 @@ def run_variant(res, binary, work, name, family, maker_args, source, target):
     start = config["decoder_start_token_id"]
     eos = config["eos_token_id"]
     forced = tokenizer.target_code(target) if family != "t5" else None
+    forced_eos = generation_settings(hf)[0].get("forced_eos_token_id")
     converted = spm.SentencePieceProcessor(model_file=os.path.join(out, "tokenizer.spm"))
     records, sentences = checks.translate(binary, out, TEXTS, MAX_LENGTH,
                                           os.path.join(work, name, "dump.json"))
     pairs = []
     for text, ids, record, sentence in zip(TEXTS, sources, records, sentences):
-        ref = hf_generate.greedy(model, ids, start, eos, MAX_LENGTH, forced)
+        ref = hf_generate.greedy(model, ids, start, eos, MAX_LENGTH, forced, forced_eos)
         body = [t for t in ref["tokens"] if t != eos]
         checks.compare_output(res, "%s: %r" % (name, text), record, sentence, ref,
                               converted.piece_to_id, tokenizer.decode(body))
@@ -122,8 +137,23 @@ def run_variant(res, binary, work, name, family, maker_args, source, target):
         if reference_text and reference_text.strip():
             pairs.append((text, ids, reference_text))
     check_score(res, binary, out, name, model, tokenizer, pairs, start, eos, forced)
-    check_processors(res, binary, out, work, name, model, sources, start, eos, forced)
+    check_processors(res, binary, out, work, name, model, sources, start, eos, forced, forced_eos)
     print("%s: %d texts compared" % (name, len(TEXTS)))
+    # The same checkpoint without generation_config.json: the converter, as generate(), reads
+    # config.json's keys.
+    bare, bare_out = os.path.join(work, name, "hf-bare"), os.path.join(work, name, "minimt-bare")
+    shutil.copytree(hf, bare)
+    os.remove(os.path.join(bare, "generation_config.json"))
+    p = checks.run([sys.executable, CONVERTER, bare, bare_out, "--quiet"] + languages)
+    res.check(p.returncode == 0, "%s without generation_config.json: conversion failed: %s"
+              % (name, p.stderr.strip()))
+    reference = Reference(model, tokenizer, sources, start, eos, forced, converted)
+    task = "translation_%s_to_%s" % (source, target) if family == "t5" and source else None
+    outs = [("generation_config.json", out)] + ([("config.json", bare_out)]
+                                                if p.returncode == 0 else [])
+    check_defaults(res, binary, name, hf, task, outs, reference)
+    if name in CASE_VARIANTS:
+        check_cases(res, binary, work, name, hf, languages, reference)
     return out
 
 
@@ -140,7 +170,8 @@ def check_ignored_tensor(res, name, maker_args, stderr):
               "%s: wanted one warning naming %s, got %r" % (name, IGNORED, stderr))
 
 
-def check_processors(res, binary, out, work, name, model, sources, start, eos, forced):
+def check_processors(res, binary, out, work, name, model, sources, start, eos, forced,
+                     forced_eos):
     """--repetition-penalty and --no-repeat-ngram-size against generate()'s processors."""
     processors = {"repetition_penalty": 1.5, "no_repeat_ngram_size": 2}
     records, sentences = checks.translate(
@@ -148,7 +179,8 @@ def check_processors(res, binary, out, work, name, model, sources, start, eos, f
         extra=("--repetition-penalty", "1.5", "--no-repeat-ngram-size", "2"))
     converted = spm.SentencePieceProcessor(model_file=os.path.join(out, "tokenizer.spm"))
     for text, ids, record, sentence in zip(TEXTS, sources, records, sentences):
-        ref = hf_generate.greedy(model, ids, start, eos, MAX_LENGTH, forced, **processors)
+        ref = hf_generate.greedy(model, ids, start, eos, MAX_LENGTH, forced, forced_eos,
+                                 **processors)
         mine = [converted.piece_to_id(p) for p in sentence["output_tokens"]]
         res.check(mine == ref["tokens"] and checks.close(record["token_log_probs"],
                                                          ref["greedy_log_probs"]),
@@ -222,6 +254,188 @@ def check_kernels(res, binary, out, work, name):
           % (name, ", ".join(kernels)))
 
 
+# GenerationConfig's defaults for the keys the references read; the keys they read.
+GENERATE_DEFAULTS = {"num_beams": 1, "max_length": 20, "length_penalty": 1.0,
+                     "early_stopping": False}
+SETTING_KEYS = ("num_beams", "max_length", "length_penalty", "early_stopping",
+                "forced_eos_token_id", "bad_words_ids", "no_repeat_ngram_size",
+                "repetition_penalty")
+
+
+def generation_settings(hf, task=None):
+    """generate()'s settings for the checkpoint: generation_config.json, else config.json's
+    keys (GenerationConfig.from_model_config), then T5's task_specific_params task as
+    pipeline("translation_xx_to_yy") puts it over them; GenerationConfig's defaults for the
+    rest. -> (settings, the keys the checkpoint set)."""
+    path = os.path.join(hf, "generation_config.json")
+    if not os.path.exists(path):
+        path = os.path.join(hf, "config.json")
+    with open(path) as f:
+        source = json.load(f)
+    given = {k: source[k] for k in SETTING_KEYS if source.get(k) is not None}
+    if task:
+        with open(os.path.join(hf, "config.json")) as f:
+            params = json.load(f)["task_specific_params"][task]
+        given.update({k: v for k, v in params.items() if k in SETTING_KEYS})
+    return dict(GENERATE_DEFAULTS, **given), given
+
+
+class Reference:
+    """One variant's reference model and what its searches need."""
+
+    def __init__(self, model, tokenizer, sources, start, eos, forced, converted):
+        self.model, self.tokenizer, self.sources = model, tokenizer, sources
+        self.start, self.eos, self.forced, self.converted = start, eos, forced, converted
+
+    def run(self, settings, texts):
+        """generate() on the first `texts` sources: hf_beam.beam_search, or for num_beams 1
+        hf_generate.greedy in the same form (tokens, log_probs, sum, finished; score None)."""
+        out = []
+        for ids in self.sources[:texts]:
+            if settings["num_beams"] > 1:
+                out.append(hf_beam.beam_search(self.model, ids, self.start, self.eos, settings,
+                                               self.forced))
+                continue
+            processors = {k: settings[k] for k in ("repetition_penalty", "no_repeat_ngram_size")
+                          if settings.get(k) is not None}
+            ref = hf_generate.greedy(self.model, ids, self.start, self.eos,
+                                     settings["max_length"] - 1, self.forced,
+                                     settings.get("forced_eos_token_id"), **processors)
+            out.append({"tokens": ref["tokens"], "log_probs": ref["greedy_log_probs"],
+                        "sum": sum(ref["greedy_log_probs"]), "score": None,
+                        "finished": ref["finished"]})
+        return out
+
+
+def compare_search(res, where, record, ref, piece_to_id, penalty):
+    """minimt's jsonl record against generate()'s output: the ids, each token's processed
+    log-probability (1e-4), the summed score (1e-4 a token), cut_short, and the ranking score
+    against sequences_scores (1e-4 at length_penalty 1), a hypothesis cut at max_length too
+    (divided by the start token and the output, as generate() divides it)."""
+    mine = [piece_to_id(p) for p in record["tokens"]]
+    n = len(ref["tokens"])
+    res.check(mine == ref["tokens"], "%s: minimt ids %s, generate() %s"
+              % (where, mine, ref["tokens"]))
+    res.check(checks.close(record["token_log_probs"], ref["log_probs"]),
+              "%s: log-probabilities %s vs %s" % (where, record["token_log_probs"],
+                                                  ref["log_probs"]))
+    res.check(abs(record["score"] - ref["sum"]) <= checks.TOLERANCE * max(1, n),
+              "%s: score %r vs %r" % (where, record["score"], ref["sum"]))
+    res.check(record.get("cut_short", False) == (not ref["finished"]),
+              "%s: cut_short %s, generate() finished %s" % (where, record.get("cut_short"),
+                                                          ref["finished"]))
+    if ref["score"] is not None:  # greedy search has no sequences_scores
+        ranking = record.get("ranking_score", record["score"])  # printed when penalty is not 0
+        want = ref["score"]
+        # 1e-4 at length_penalty 1; sum / n^penalty carries the sum's 1e-4 a token as
+        # n^(1-penalty)
+        tolerance = checks.TOLERANCE * max(1.0, max(1, n) ** (1.0 - penalty))
+        res.check(abs(ranking - want) <= tolerance, "%s: ranking score %r, generate()'s "
+                  "sequences_scores %r" % (where, ranking, want))
+    res.searches += 1
+    res.search_tokens += n
+    res.search_finished += ref["finished"]
+    res.search_diff = max([res.search_diff] + [abs(a - b) for a, b in
+                                               zip(record["token_log_probs"], ref["log_probs"])])
+
+
+def translate_defaults(binary, out, texts, extra=()):
+    """minimt translate with the model's settings: no --beam-size, no --max-length."""
+    lines = checks.minimt(binary, "translate", "--model", out, "--format", "jsonl", "-q",
+                          *extra, *texts).splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def texts_for(settings):
+    """How many texts a search is compared on: all, but fewer where beams times the length
+    limit make the reference (no cache: every step reads the whole prefix) slow: 3 for the
+    published 5 beams to 200, 2 for T5's task (4 beams to 300)."""
+    return min(len(TEXTS), max(2, 3000 // (settings["num_beams"] * settings["max_length"])))
+
+
+def check_defaults(res, binary, name, hf, task, outs, reference):
+    """minimt translate with the converted model's defaults against generate() with the
+    checkpoint's (greedy or beam search), converted from generation_config.json and from
+    config.json alone."""
+    settings, given = generation_settings(hf, task)
+    extra = []  # without max_length, the converted model has generate()'s 20 as well
+    texts = texts_for(settings)
+    refs = reference.run(settings, texts)
+    for origin, out in outs:
+        records = translate_defaults(binary, out, TEXTS[:texts], extra)
+        for text, record, ref in zip(TEXTS, records, refs):
+            compare_search(res, "%s from %s (num_beams %d): %r" % (name, origin,
+                                                                 settings["num_beams"], text),
+                           record, ref, reference.converted.piece_to_id,
+                           settings["length_penalty"])
+        res.defaults += len(records)
+    print("%s: the checkpoint's defaults (%s) compared on %d texts, from %s"
+          % (name, json.dumps(given, sort_keys=True), texts, " and ".join(o for o, _ in outs)))
+
+
+# generation_config.json keys over the published ones: the beam rules where they differ from
+# minimt's own (length penalty, early_stopping, the length limit) and the processors.
+CASES = [
+    ("early_stopping true, 2 beams", {"num_beams": 2, "early_stopping": True, "max_length": 24}),
+    ("early_stopping false", {"num_beams": 4, "early_stopping": False, "max_length": 24}),
+    ("early_stopping false, length_penalty 2, no forced eos",
+     {"num_beams": 4, "early_stopping": False, "length_penalty": 2.0, "max_length": 24,
+      "forced_eos_token_id": None}),
+    ("early_stopping never, length_penalty 2, no forced eos",
+     {"num_beams": 4, "early_stopping": "never", "length_penalty": 2.0, "max_length": 8,
+      "forced_eos_token_id": None}),
+    ("early_stopping never, length_penalty -1", {"num_beams": 3, "early_stopping": "never",
+                                                 "length_penalty": -1.0, "max_length": 24}),
+    ("early_stopping false, length_penalty 0.5", {"num_beams": 5, "early_stopping": False,
+                                                  "length_penalty": 0.5, "max_length": 24}),
+    ("early_stopping true, length_penalty 0", {"num_beams": 3, "early_stopping": True,
+                                               "length_penalty": 0.0, "max_length": 24}),
+    ("max_length reached, no forced eos", {"num_beams": 4, "early_stopping": False,
+                                           "max_length": 6, "forced_eos_token_id": None}),
+    ("processors", {"num_beams": 4, "early_stopping": True, "max_length": 24,
+                    "no_repeat_ngram_size": 2, "repetition_penalty": 1.3}),
+]
+CASE_VARIANTS = ("mbart50-safetensors", "m2m100-bin-gelu", "nllb-safetensors",
+                 "t5-v1.1-gated-bin", "mbart50-eos-likely")
+
+
+def bad_words(refs, eos, forced):
+    """Two of the default outputs' tokens as bad_words_ids: one alone, a later pair."""
+    seen = [t for ref in refs for t in ref["tokens"] if t not in (eos, forced)]
+    return [[seen[0]], seen[1:3]] if len(seen) >= 3 else []
+
+
+def check_cases(res, binary, work, name, hf, languages, reference):
+    """Each case's generation_config.json, converted, translated with the model's defaults,
+    against generate() with it."""
+    published, _ = generation_settings(hf)
+    for number, (label, keys) in enumerate(CASES):
+        keys = dict(keys)
+        if label == "processors":
+            keys["bad_words_ids"] = bad_words(reference.run(dict(published, **keys), 2),
+                                              reference.eos, reference.forced)
+        case = os.path.join(work, name, "case-%d" % number)
+        shutil.copytree(hf, case + "-hf")
+        edit_json("generation_config.json", lambda c: c.update(keys))(case + "-hf")
+        p = checks.run([sys.executable, CONVERTER, case + "-hf", case, "--quiet"] + languages)
+        if not res.check(p.returncode == 0, "%s, %s: conversion failed: %s"
+                         % (name, label, p.stderr.strip())):
+            continue
+        settings, _ = generation_settings(case + "-hf")
+        refs = reference.run(settings, texts_for(settings))
+        records = translate_defaults(binary, case, TEXTS[:len(refs)])
+        for text, record, ref in zip(TEXTS, records, refs):
+            compare_search(res, "%s, %s: %r" % (name, label, text), record, ref,
+                           reference.converted.piece_to_id, settings["length_penalty"])
+        res.cases += len(records)
+        res.cases_cut += sum(not r["finished"] for r in refs)
+        # The same model under minimt's own beam rules: how many outputs the rules decide.
+        edit_json("config.json", lambda c: c["generation"].update(search_rules="minimt"))(case)
+        for record, ref in zip(translate_defaults(binary, case, TEXTS[:len(refs)]), refs):
+            mine = [reference.converted.piece_to_id(p) for p in record["tokens"]]
+            res.rules_decide += mine != ref["tokens"]
+
+
 def edit_json(name, change):
     def edit(hf):
         path = os.path.join(hf, name)
@@ -285,6 +499,7 @@ def main():
     args.minimt = support.minimt_from(args)
     work = args.keep or tempfile.mkdtemp(prefix="minimt-families-")
     os.makedirs(work, exist_ok=True)
+    torch.set_num_threads(1)  # the reference's small products: threads only wait
     res, converted = checks.Results(), {}
     try:
         for name, family, maker_args, source, target in VARIANTS:
@@ -305,8 +520,16 @@ def main():
           "scores; largest differences: log-probability %.2e, attention %.2e"
           % (res.tokens, res.ended, res.cut, res.matrices, res.scored, res.max_diff,
              res.max_attention_diff))
+    print("searches against generate(): %d with the checkpoints' defaults, %d with written generation configs (%d cut at max_length; under "
+          "minimt's own beam rules %d of these would differ); %d tokens (%d ended with eos); "
+          "largest log-probability difference %.2e"
+          % (res.defaults, res.cases, res.cases_cut, res.rules_decide,
+             res.search_tokens, res.search_finished, res.search_diff))
     if not args.only:
         res.check(res.processed >= 40, "too few outputs compared with generate()'s processors")
+        res.check(res.defaults >= 60 and res.cases >= 250 and res.cases_cut >= 20,
+                  "too few searches compared with generate()")
+        res.check(res.rules_decide >= 10, "the beam cases hardly depend on the beam rules")
         res.check(res.tokens >= 300 and res.matrices >= 1000 and res.ended >= 5 and res.cut >= 5
                   and res.scored >= 20, "too little was compared to count")
     return res.finish()

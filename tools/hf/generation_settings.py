@@ -3,16 +3,17 @@
 the generation keys of config.json; T5's task_specific_params become tasks (--task NAME).
 
 transformers' max_length counts the decoder's start token, minimt's --max-length does not: one
-less is written (max_new_tokens, where set, is taken as it is). length_penalty and
-early_stopping are written with generate()'s defaults (1.0, false) when the checkpoint leaves
-them out, since minimt's own (0, its own stopping rule) are not generate()'s. Every value is
+less is written (max_new_tokens, where set, is taken as it is). max_length, length_penalty and
+early_stopping are written with generate()'s defaults (20, so 19 output tokens; 1.0; false) when
+the checkpoint leaves them out, since minimt's own (256, 0, its own stopping rule) are not
+generate()'s. Every value is
 range-checked as minimt's config reader checks it; a refusal names the file and the key.
 """
 import json
 
 from errors import ConversionError
 
-GENERATE_DEFAULTS = {"length_penalty": 1.0, "early_stopping": False}
+GENERATE_DEFAULTS = {"max_length": 19, "length_penalty": 1.0, "early_stopping": False}
 MAX_BEAMS, MAX_PENALTY, MAX_LENGTH, MAX_NGRAM = 256, 10.0, 1 << 20, 1024
 MAX_BAD_WORDS, MAX_WORD_TOKENS, MAX_TASKS = 4096, 64, 64
 

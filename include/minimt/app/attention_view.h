@@ -21,6 +21,9 @@ struct ViewOptions {
   std::vector<int> sentences;  // 1-based numbers of the sentences to show; empty: all
   nlohmann::json heads;        // minimt heads' analysis, shown above the sentences (head_page.h)
   bool live = false;           // minimt serve's page: a box sends sentences to the server
+  // With live: the choices of the request the page answers (dump_scores, dump_norms,
+  // logit_lens, rollout, ablate_heads), for its form to show them again; null: the defaults.
+  nlohmann::json live_request;
 };
 
 struct ViewSummary {

@@ -45,17 +45,22 @@ struct HeadChange {
 
 // Per head both dumps hold (by type, layer label and head number), its largest change over
 // `sentences` (numbers from 1; empty: all), the most changed head first. Blank and failed
-// sentences have no cells. Throws Error when the dumps share no head.
+// sentences have no cells. `suffix` compares one of the extras instead of the weights
+// (dump_schema.h: kScoresSuffix, kWeightedNormsSuffix, kHeadNormsSuffix, whose one value per
+// query has no key: HeadChange::key is empty), on the types whose extra both dumps hold; the
+// masked flags are still the weights'. Throws Error when the dumps share no head.
 std::vector<HeadChange> largest_changes(const NamedDump& a, const NamedDump& b,
-                                        const std::vector<int>& sentences);
+                                        const std::vector<int>& sentences,
+                                        const char* suffix = nullptr);
 
 // Whether a head is left out of the tables as unchanged: B - A = 0 in every cell and masked in
 // the same runs (the tables count these heads on one line).
 bool is_unchanged(const HeadChange& change);
 
 // The changes as an aligned text table with a heading line, for a terminal; the heads that did
-// not change at all are counted on one last line.
+// not change at all are counted on one last line. `what` follows "largest change per head" in
+// the heading ("of the scores"); `per_row` (the head norms) names the query without a key.
 std::string change_table(const std::vector<HeadChange>& changes, const NamedDump& a,
-                         const NamedDump& b);
+                         const NamedDump& b, const std::string& what = "", bool per_row = false);
 
 }  // namespace minimt

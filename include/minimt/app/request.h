@@ -35,9 +35,9 @@ struct SearchSettings {
   bool prefix_column = false;   // lines are SOURCE<TAB>PREFIX: a line's own start wins
   bool sample = false;          // draw each token instead of searching
   float temperature = 1.0f;
-  int top_k = 0;                 // 0: every token
-  float top_p = 1.0f;            // 1: no cut
-  std::optional<uint64_t> seed;  // sampling; unset: complete_seed draws one
+  int top_k = 0;                    // 0: every token
+  float top_p = 1.0f;               // 1: no cut
+  std::optional<uint64_t> seed;     // sampling; unset: complete_seed draws one
   int no_repeat_ngram_size = 0;     // > 0: no n-gram of this size twice in an output
   float repetition_penalty = 1.0f;  // tokens already there: scores / it (or * it if negative)
   std::string task;                 // a task of the model's (T5's prefixes); "": none
@@ -78,13 +78,16 @@ struct Request {
   int threads = 0;         // worker threads; 0: one per core
   int batch_size = 16;     // consecutive lines per batch, a thread's unit of work
   bool fail_fast = false;  // stop after the first line that fails
+  // How the user named record.mask_heads ("--mask-heads", "ablate_heads"...), so that a message
+  // about it repeats the name they typed; "": the front end's main name.
+  std::string mask_heads_named;
 };
 
 // The values the fields may take; the CLI's option checks read the same numbers.
 namespace request_limits {
 inline constexpr int kMaxLength = 1 << 20;
-inline constexpr int kMaxBeamSize = 256;           // also the most n_best
-inline constexpr float kMaxLengthPenalty = 10.0f;  // and -10
+inline constexpr int kMaxBeamSize = 256;                // also the most n_best
+inline constexpr float kMaxLengthPenalty = 10.0f;       // and -10
 inline constexpr int kMaxNgram = 1024;                  // no_repeat_ngram_size
 inline constexpr float kMaxRepetitionPenalty = 100.0f;  // above 0
 inline constexpr float kMinTemperature = 1e-3f, kMaxTemperature = 1e3f;

@@ -105,6 +105,7 @@ class ServingQueue {
   void answered();                         // one request fewer unanswered
   void enqueue(std::shared_ptr<Job> job);  // submit's part after the job is made
   void deliver(Job& job);                  // to its `ready`, once its promise is kept
+  void drop_waiting(Job& job);             // a failed request's lines not yet taken
   // Counts `bytes` more held by `job`: throws AnswerTooLarge or QueueRefusal past the limits.
   void hold(Job& job, size_t bytes);
 

@@ -17,9 +17,6 @@ struct Hypothesis {
   float score() const;           // sum of log_probs
 };
 
-// The score hypotheses are ranked by: score / length^length_penalty, the length counting eos.
-double ranking_score(const Hypothesis& hypothesis, float length_penalty);
-
 struct SamplingOptions {
   bool enabled = false;
   float temperature = 1.0f;  // > 0: the logits are divided by it
@@ -30,6 +27,12 @@ struct SamplingOptions {
 // Whose beam search (docs/search.md): minimt's own, or generate()'s where they differ (a cut
 // hypothesis's length counts the start token, when a sentence stops: early_stopping).
 enum class BeamRules { kMinimt, kTransformers };
+
+// The score hypotheses are ranked by: score / length^length_penalty, the length counting eos.
+// Under generate()'s rules the length is that of the decoder input the hypothesis ended with: an
+// eos-ended one counts as minimt's, one cut at the limit one more (the start token).
+double ranking_score(const Hypothesis& hypothesis, float length_penalty,
+                     BeamRules rules = BeamRules::kMinimt);
 // generate()'s early_stopping: stop at beam_size finished hypotheses (kTrue), when the best
 // candidate's score at the current length cannot beat them (kFalse), or when no length could
 // (kNever).

@@ -94,7 +94,13 @@ page.sentences = (function () {
   function build(parent) {
     var shown = page.data.sentences;
     shown.forEach(function (s, k) { parent.appendChild(sentence(s, k)); });
-    if (!shown.length) parent.appendChild(el('p', { class: 'note' }, ['The dump holds no sentences.']));
+    if (shown.length) return;
+    // minimt serve's page before any sentence: the form above (live.js) asks for them.
+    parent.appendChild(el('p', { class: 'note' }, [page.data.all.live ?
+        'Type a sentence in the box above (one per line) and press Translate: the page shows its ' +
+        'attention, every head of the three types, with the values the form asks for (scores, ' +
+        'weight \u00d7 norm: the values menu) and the logit lens under each sentence.' :
+        'The dump holds no sentences.']));
   }
 
   return { build: build };

@@ -66,7 +66,7 @@ struct DecoderState {
 
   // Becomes a copy of other: the self-attention rows it has used (only those) are copied into
   // this state's buffers, the cross-attention keys and values are shared, the probe pointer
-  // is copied as it is (two states showing one recorder would mix their steps).
+  // is copied as it is (two states showing one probe would mix their steps).
   void copy_from(const DecoderState& other);
 };
 

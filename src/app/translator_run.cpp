@@ -3,7 +3,10 @@
 // given outputs, which gives their log-probabilities, and, when asked, over the searched ones,
 // which records their attention and alternatives: the attention shown always belongs to the
 // output.
+#include <memory>
+
 #include "minimt/app/translator.h"
+#include "minimt/engine/attention_recorder.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/sampler.h"
@@ -13,6 +16,16 @@ namespace minimt {
 
 namespace {
 
+// A recorder (a probe) for each record, and none where there is none.
+struct Recorders {
+  std::vector<std::unique_ptr<AttentionRecorder>> owned;
+  Probe* add(AttentionRecord* record, const Model& model) {
+    if (!record) return nullptr;
+    owned.push_back(std::make_unique<AttentionRecorder>(*record, model.config(), model.weights()));
+    return owned.back().get();
+  }
+};
+
 // One output to re-read by teacher forcing, from the state its sentence started with; a given
 // output (not searched) takes its log-probabilities from there.
 struct Reread {
@@ -21,14 +34,16 @@ struct Reread {
   bool given;
 };
 
-void reread(Decoder& decoder, const std::vector<Reread>& items, const ModelConfig& c,
+void reread(Decoder& decoder, const std::vector<Reread>& items, const Model& model,
             const TranslateOptions& options) {
+  const ModelConfig& c = model.config();
+  Recorders recorders;
   std::vector<DecoderState> states(items.size());
   std::vector<DecoderState*> pointers;
   std::vector<const std::vector<int>*> outputs;
   for (size_t i = 0; i < items.size(); ++i) {
     states[i].copy_from(*items[i].start);  // shares the cross-attention keys and values
-    states[i].record = items[i].owner->attention.get();
+    states[i].probe = recorders.add(items[i].owner->attention.get(), model);
     pointers.push_back(&states[i]);
     outputs.push_back(&items[i].owner->output_ids);
   }
@@ -79,16 +94,17 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
                      const TranslateOptions& options) const {
   const ModelConfig& c = model_->config();
   std::vector<std::vector<int>> sources;
-  std::vector<AttentionRecord*> records;
+  Recorders recorders;
+  std::vector<Probe*> probes;  // each sentence's recorder, or none
   for (const Job& job : jobs) {
     sources.push_back(results[job.index].source_ids);
-    records.push_back(results[job.index].attention.get());
+    probes.push_back(recorders.add(results[job.index].attention.get(), *model_));
   }
   Encoder encoder(c, model_->weights());
   Decoder decoder(c, model_->weights());
   encoder.set_head_mask(options.head_mask.get());
   decoder.set_head_mask(options.head_mask.get());
-  EncodedBatch encoded = encoder.forward(sources, records);   // the encoder runs once
+  EncodedBatch encoded = encoder.forward(sources, probes);    // the encoder runs once
   std::vector<DecoderState> states = decoder.start(encoded);  // cross K/V projected once
   const bool scoring = options.columns == LineColumns::kSourceAndTarget;
   const bool recording = options.record_attention || options.alternatives > 0;
@@ -155,7 +171,7 @@ void Translator::run(std::vector<Job>& jobs, std::vector<Translation>& results,
     }
   }
   if (items.empty()) return;
-  reread(decoder, items, c, options);
+  reread(decoder, items, *model_, options);
   for (const Job& job : jobs) {
     Translation& result = results[job.index];
     // A blank line's one hypothesis, in the n-best list as a searched line's are.

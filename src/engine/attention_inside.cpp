@@ -56,48 +56,4 @@ void head_output_norms(const Linear& out, const float* x, int count, int heads, 
   }
 }
 
-void record_inside(const RecordExtras& extras, const AttentionCall& call, InsideRecord& inside,
-                   std::vector<float>& scratch) {
-  const int heads = inside.heads, width = inside.width(), l = call.layer;
-  const size_t row_at = static_cast<size_t>(l) * width, head_at = static_cast<size_t>(l) * heads;
-  std::vector<float> norms;
-  if (extras.norms)
-    norms.resize(static_cast<size_t>(std::max(call.query_count, call.new_keys)) * heads);
-  if (extras.norms && call.query_count > 0)
-    head_output_norms(*call.out, call.context, call.query_count, heads, inside.head_dim,
-                      norms.data(), scratch);
-  for (int i = 0; i < call.query_count; ++i) {
-    InsideRecord::Query& query = inside.queries.at(call.first_query + i);
-    const float* row = call.queries + static_cast<size_t>(i) * width;
-    if (extras.vectors) std::copy(row, row + width, query.vector.begin() + row_at);
-    if (extras.norms)
-      std::copy(norms.begin() + static_cast<size_t>(i) * heads,
-                norms.begin() + static_cast<size_t>(i + 1) * heads,
-                query.head_norms.begin() + head_at);
-    if (extras.scores)
-      for (int h = 0; h < heads; ++h) {
-        const float* from =
-            call.scores + (static_cast<size_t>(h) * call.query_count + i) * call.key_count;
-        std::copy(from, from + query.visible,
-                  query.scores.begin() + (head_at + h) * static_cast<size_t>(query.visible));
-      }
-  }
-  if (call.new_keys == 0) return;
-  if (extras.norms)
-    head_output_norms(*call.out, call.values, call.new_keys, heads, inside.head_dim, norms.data(),
-                      scratch);
-  for (int j = 0; j < call.new_keys; ++j) {
-    InsideRecord::Key& key = inside.keys.at(call.first_key + j);
-    const size_t at = static_cast<size_t>(j) * width;
-    if (extras.vectors) {
-      std::copy(call.keys + at, call.keys + at + width, key.key.begin() + row_at);
-      std::copy(call.values + at, call.values + at + width, key.value.begin() + row_at);
-    }
-    if (extras.norms)
-      std::copy(norms.begin() + static_cast<size_t>(j) * heads,
-                norms.begin() + static_cast<size_t>(j + 1) * heads,
-                key.value_norms.begin() + head_at);
-  }
-}
-
 }  // namespace minimt

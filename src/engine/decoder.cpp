@@ -5,8 +5,6 @@
 #include <numeric>
 
 #include "minimt/base/error.h"
-#include "minimt/engine/attention.h"
-#include "minimt/engine/attention_inside.h"
 #include "minimt/engine/relative_position.h"
 
 namespace minimt {
@@ -14,22 +12,6 @@ namespace minimt {
 namespace {
 
 constexpr int kBlockRows = 16;  // the least room a RowCache takes, in rows
-
-// Copies the attention weights of a run of n positions, probs [H][n][keys], into layer l of the
-// record steps first .. first+n-1, each [Ld][H][its keys]. With causal, query i of the run sees
-// keys 0 .. keys-n+i (the weights of later keys are exactly 0 and are not kept): the same rows
-// n single steps would have recorded.
-void record_run(const float* probs, int n, int keys, int heads, int l, bool causal,
-                std::vector<std::vector<float>>& steps, size_t first) {
-  for (int i = 0; i < n; ++i) {
-    const int visible = causal ? keys - n + i + 1 : keys;
-    float* row = steps[first + i].data() + static_cast<size_t>(l) * heads * visible;
-    for (int h = 0; h < heads; ++h) {
-      const float* from = probs + (static_cast<size_t>(h) * n + i) * keys;
-      std::copy(from, from + visible, row + static_cast<size_t>(h) * visible);
-    }
-  }
-}
 
 }  // namespace
 
@@ -64,7 +46,7 @@ void DecoderState::copy_from(const DecoderState& other) {
   if (this == &other) return;
   source_length = other.source_length;
   length = other.length;
-  record = other.record;
+  probe = other.probe;
   layers.resize(other.layers.size());
   for (size_t l = 0; l < layers.size(); ++l) {
     const LayerCache& from = other.layers[l];
@@ -76,7 +58,7 @@ void DecoderState::copy_from(const DecoderState& other) {
 }
 
 std::vector<DecoderState> Decoder::start(const EncodedBatch& encoded,
-                                         const std::vector<AttentionRecord*>& records) {
+                                         const std::vector<Probe*>& probes) {
   const Architecture& c = config_;
   const int width = c.attention_width();
   const int rows = encoded.offsets.back();
@@ -84,7 +66,7 @@ std::vector<DecoderState> Decoder::start(const EncodedBatch& encoded,
   for (int b = 0; b < encoded.sentences(); ++b) {
     states[b].source_length = encoded.length(b);
     states[b].layers.resize(c.decoder_layers);
-    states[b].record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
+    states[b].probe = b < static_cast<int>(probes.size()) ? probes[b] : nullptr;
   }
   std::vector<float> k(static_cast<size_t>(rows) * width), v(k.size());  // [N, H*dk]
   for (int l = 0; l < c.decoder_layers; ++l) {
@@ -128,43 +110,10 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
     // see, and the causal mask only matters inside a run of several new positions.
     std::copy(k + first, k + last, cache.self_k.append(n, width));
     std::copy(v + first, v + last, cache.self_v.append(n, width));
-    // A single step writes its weights straight into its record row; a run goes through
-    // record_probs_ ([H][n][t+n]), then into its n steps.
-    AttentionRecord* record =
-        state.record && state.record->keeps_everything() ? state.record : nullptr;
-    float* probs = nullptr;
-    if (record && n == 1)
-      probs = record->decoder_self_steps.back().data() + static_cast<size_t>(l) * heads * (t + 1);
-    else if (record)
-      probs = reserve(record_probs_, static_cast<size_t>(heads) * n * (t + n));
-    const bool inside = record && record->extras.attention();
-    float* recorded = inside && record->extras.scores
-                          ? reserve(record_scores_, static_cast<size_t>(heads) * n * (t + n))
-                          : nullptr;  // [H][n][t+n]
-    multi_head_attention(q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads,
-                         c.head_dim, true, context + first, probs, z.scores,
-                         head_mask_ ? head_mask_->layer(AttentionKind::kDecoder, l) : nullptr,
-                         self_scores_, recorded);
-    if (record && n > 1)
-      record_run(probs, n, t + n, heads, l, true, record->decoder_self_steps,
-                 record->decoder_self_steps.size() - n);
-    if (inside) {
-      // Position t+i is query and key t+i: both are the last n entries.
-      AttentionCall call;
-      call.layer = l;
-      call.queries = q + first;
-      call.first_query = static_cast<int>(record->decoder_inside.queries.size()) - n;
-      call.query_count = n;
-      call.context = context + first;
-      call.scores = recorded;
-      call.key_count = t + n;
-      call.keys = k + first;
-      call.values = v + first;
-      call.first_key = static_cast<int>(record->decoder_inside.keys.size()) - n;
-      call.new_keys = n;
-      call.out = &layer.self_attn.out;
-      record_inside(record->extras, call, record->decoder_inside, inside_scratch_);
-    }
+    const AttentionInputs input{
+        q + first, cache.self_k.data(), cache.self_v.data(), n, t + n, heads, c.head_dim, true};
+    attention_.run(state.probe, {AttentionKind::kDecoder, l, t, n}, input, self_scores_,
+                   context + first);
     at += n;
   }
   ops::linear(layer.self_attn.out, context, total, out);  // [R, d]
@@ -184,84 +133,38 @@ void Decoder::cross_attention(const DecoderLayerWeights& layer, int l, const flo
   for (size_t b = 0; b < states.size(); ++b) {
     DecoderState& state = *states[b];
     const int n = rows[b], s = state.source_length;
-    AttentionRecord* record = state.record && state.record->keeps_cross(l) ? state.record : nullptr;
-    const int slot = record ? record->cross_slot(l) : 0;
-    float* probs = nullptr;
-    if (record && n == 1)
-      probs = record->cross_steps.back().data() + static_cast<size_t>(slot) * heads * s;
-    else if (record)
-      probs = reserve(record_probs_, static_cast<size_t>(heads) * n * s);
-    const bool inside = record && record->extras.attention();
-    float* recorded =
-        inside && record->extras.scores
-            ? reserve(record_scores_, static_cast<size_t>(heads) * n * s)  // [H][n][S]
-            : nullptr;
-    multi_head_attention(q + at * width, state.layers[l].cross_k.data(),
-                         state.layers[l].cross_v.data(), n, s, heads, c.head_dim, false,
-                         context + at * width, probs, z.scores,
-                         head_mask_ ? head_mask_->layer(AttentionKind::kCross, l) : nullptr,
-                         ScoreOptions{c.scale_attention_scores}, recorded);
-    if (record && n > 1)
-      record_run(probs, n, s, heads, slot, false, record->cross_steps,
-                 record->cross_steps.size() - n);
-    if (inside) {
-      // The keys and values are the encoder output's: recorded with the first position.
-      const int first_position = state.length;
-      AttentionCall call;
-      call.layer = l;
-      call.queries = q + at * width;
-      call.first_query = static_cast<int>(record->cross_inside.queries.size()) - n;
-      call.query_count = n;
-      call.context = context + at * width;
-      call.scores = recorded;
-      call.key_count = s;
-      if (first_position == 0) {
-        call.keys = state.layers[l].cross_k.data();
-        call.values = state.layers[l].cross_v.data();
-        call.new_keys = s;
-      }
-      call.out = &layer.cross_attn.out;
-      record_inside(record->extras, call, record->cross_inside, inside_scratch_);
-    }
+    const LayerCache& cache = state.layers[l];
+    const AttentionInputs input{
+        q + at * width, cache.cross_k.data(), cache.cross_v.data(), n, s, heads, c.head_dim, false};
+    // The keys and values are the encoder output's: new to the first position only.
+    attention_.run(state.probe, {AttentionKind::kCross, l, state.length, state.length ? 0 : s},
+                   input, ScoreOptions{c.scale_attention_scores}, context + at * width);
     at += n;
   }
   ops::linear(layer.cross_attn.out, context, total, out);  // [R, d]
 }
 
-void Decoder::record_layer_states(const float* x, int l, const std::vector<int>& rows,
-                                  const std::vector<DecoderState*>& states) {
-  const int d = config_.d_model;
+void Decoder::show_rows(ProbePoint point, int l, const float* x, int width,
+                        const std::vector<int>& rows, const std::vector<DecoderState*>& states) {
   size_t at = 0;  // first row of sentence b
-  for (size_t b = 0; b < states.size(); ++b) {
-    AttentionRecord* record = states[b]->record;
-    if (record && record->extras.layer_states) {
-      const size_t first = record->layer_states.size() - rows[b];  // the steps of these rows
-      for (int i = 0; i < rows[b]; ++i) {
-        const float* row = x + (at + i) * d;
-        std::copy(row, row + d,
-                  record->layer_states[first + i].begin() + static_cast<size_t>(l) * d);
-      }
-    }
-    at += rows[b];
+  for (size_t b = 0; b < states.size(); at += rows[b], ++b) {
+    const DecoderState& state = *states[b];
+    if (!state.probe) continue;
+    show(state.probe, {point, AttentionKind::kDecoder, l, state.length, rows[b],
+                       state.source_length, false, x + at * width});
   }
 }
 
-const std::vector<float>& Decoder::layer_logits(const AttentionRecord& record, int layer,
-                                                size_t first_step, int steps) {
+const std::vector<float>& Decoder::lens_logits(const float* states, int rows) {
   const Architecture& c = config_;
-  const int d = c.d_model;
-  float* x = reserve(lens_states_, static_cast<size_t>(steps) * d);  // [steps, d]
-  for (int t = 0; t < steps; ++t) {
-    const float* row =
-        record.layer_states.at(first_step + t).data() + static_cast<size_t>(layer) * d;
-    std::copy(row, row + d, x + static_cast<size_t>(t) * d);
-  }
+  const size_t count = static_cast<size_t>(rows) * c.d_model;
+  float* x = reserve(lens_states_, count);  // [rows, d]
+  std::copy(states, states + count, x);
   // The model's output side, as forward() and output_logits() apply it after the last layer.
-  if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, steps);
-  if (c.output_scale != 1.0f)
-    ops::scale_in_place(x, c.output_scale, static_cast<int64_t>(steps) * d);
-  lens_logits_.resize(static_cast<size_t>(steps) * c.target_vocab_size);  // [steps, V]
-  ops::linear(weights_.output, x, steps, lens_logits_.data());
+  if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, rows);
+  if (c.output_scale != 1.0f) ops::scale_in_place(x, c.output_scale, static_cast<int64_t>(count));
+  lens_logits_.resize(static_cast<size_t>(rows) * c.target_vocab_size);  // [rows, V]
+  ops::linear(weights_.output, x, rows, lens_logits_.data());
   return lens_logits_;
 }
 
@@ -319,33 +222,11 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
                   ")");
     for (int i = 0; i < rows[b]; ++i) positions_.push_back(states[b]->length + i);
   }
-  for (size_t b = 0; b < states.size(); ++b) {
-    AttentionRecord* record = states[b]->record;
-    if (!record) continue;
-    // Room for the attention rows of the new positions, one record step each.
-    const size_t per_layer = static_cast<size_t>(c.decoder_layers) * c.num_heads;
-    const size_t per_cross =
-        static_cast<size_t>((record->keeps_everything() ? c.decoder_layers : 1)) * c.num_heads;
-    for (int i = 0; i < rows[b]; ++i) {
-      const int position = states[b]->length + i;
-      if (record->keeps_everything())
-        record->decoder_self_steps.emplace_back(per_layer * (position + 1));
-      record->cross_steps.emplace_back(per_cross * states[b]->source_length);
-      if (record->extras.layer_states) record->layer_states.emplace_back(c.decoder_layers * d);
-      if (!record->extras.attention()) continue;
-      record->decoder_inside.add_query(record->extras, position + 1);
-      record->decoder_inside.add_keys(record->extras, 1);
-      record->cross_inside.add_query(record->extras, states[b]->source_length);
-      if (position == 0) record->cross_inside.add_keys(record->extras, states[b]->source_length);
-    }
-  }
-  const bool keep_states = std::any_of(states.begin(), states.end(), [](const DecoderState* s) {
-    return s->record && s->record->extras.layer_states;
-  });
   float* x = reserve(x_, static_cast<size_t>(total) * d);  // [R, d]
   embed(c, weights_.target_embeddings, weights_.target_positions, tokens.data(), positions_.data(),
         total, x);
   if (c.embedding_norm) normalize(c, weights_.decoder_embedding_norm, x, total);
+  show_rows(ProbePoint::kInput, -1, x, d, rows, states);
   self_scores_ = ScoreOptions{c.scale_attention_scores};
   if (weights_.decoder_relative_bias) {
     int longest = 1;
@@ -366,7 +247,7 @@ const std::vector<float>& Decoder::forward(const std::vector<int>& tokens,
     residual(c, layer.final_norm, x, total, z, [&](const float* in, float* out) {
       feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, total, z, out);
     });
-    if (keep_states) record_layer_states(x, l, rows, states);
+    show_rows(ProbePoint::kLayerOutput, l, x, d, rows, states);
   }
   if (c.final_norms) normalize(c, weights_.decoder_final_norm, x, total);
   output_logits(total, rows, states);

@@ -2,14 +2,12 @@
 
 #include <algorithm>
 
-#include "minimt/engine/attention.h"
-#include "minimt/engine/attention_inside.h"
 #include "minimt/engine/relative_position.h"
 
 namespace minimt {
 
 EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
-                              const std::vector<AttentionRecord*>& records) {
+                              const std::vector<Probe*>& probes) {
   const Architecture& c = config_;
   const int d = c.d_model, width = c.attention_width(), heads = c.num_heads;
   EncodedBatch batch;
@@ -34,17 +32,17 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
     for (int b = 0; b < batch.sentences(); ++b) longest = std::max(longest, batch.length(b));
     scores = relative_bias_table(c, weights_.encoder_relative_bias, true, longest, bias_table_);
   }
-
-  for (int b = 0; b < batch.sentences(); ++b) {
-    AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
-    if (!record || !record->keeps_everything()) continue;
-    size_t s = batch.length(b);
-    record->encoder_self.assign(static_cast<size_t>(c.encoder_layers) * heads * s * s, 0.0f);
-    if (!record->extras.attention()) continue;
-    for (size_t i = 0; i < s; ++i)
-      record->encoder_inside.add_query(record->extras, static_cast<int>(s));
-    record->encoder_inside.add_keys(record->extras, static_cast<int>(s));
-  }
+  std::vector<Probe*> probe(batch.sentences(), nullptr);  // sentence b's, or none
+  std::copy_n(probes.begin(), std::min(probes.size(), probe.size()), probe.begin());
+  // Shows sentence b's probe its rows of x at `point` of layer l.
+  const auto show_rows = [&](ProbePoint point, int l, int b) {
+    if (!probe[b]) return;
+    ProbeView view{point, AttentionKind::kEncoder, l};
+    view.rows = batch.length(b);
+    view.data = x + static_cast<size_t>(batch.offsets[b]) * d;  // [S, d]
+    show(probe[b], view);
+  };
+  for (int b = 0; b < batch.sentences(); ++b) show_rows(ProbePoint::kInput, -1, b);
 
   LayerScratch& z = scratch_;
   for (int l = 0; l < c.encoder_layers; ++l) {
@@ -59,40 +57,18 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
       ops::linear(layer.self_attn.k, in, rows, k);
       ops::linear(layer.self_attn.v, in, rows, v);
       for (int b = 0; b < batch.sentences(); ++b) {
-        const int first = batch.offsets[b], s = batch.length(b);
-        const size_t at = static_cast<size_t>(first) * width;
-        AttentionRecord* record = b < static_cast<int>(records.size()) ? records[b] : nullptr;
-        if (record && !record->keeps_everything()) record = nullptr;  // cross attention only
-        float* probs =
-            record ? record->encoder_self.data() + static_cast<size_t>(l) * heads * s * s : nullptr;
-        const bool inside = record && record->extras.attention();
-        float* recorded = inside && record->extras.scores
-                              ? reserve(scores_, static_cast<size_t>(heads) * s * s)  // [H][S][S]
-                              : nullptr;
+        const int s = batch.length(b);
+        const size_t at = static_cast<size_t>(batch.offsets[b]) * width;
         // Each sentence attends only to its own rows: the same as a padding mask.
-        multi_head_attention(
-            q + at, k + at, v + at, s, s, heads, c.head_dim, false, context + at, probs, z.scores,
-            head_mask_ ? head_mask_->layer(AttentionKind::kEncoder, l) : nullptr, scores, recorded);
-        if (inside) {
-          AttentionCall call;
-          call.layer = l;
-          call.queries = q + at;
-          call.query_count = s;
-          call.context = context + at;
-          call.scores = recorded;
-          call.key_count = s;
-          call.keys = k + at;
-          call.values = v + at;
-          call.new_keys = s;
-          call.out = &layer.self_attn.out;
-          record_inside(record->extras, call, record->encoder_inside, inside_scratch_);
-        }
+        const AttentionInputs input{q + at, k + at, v + at, s, s, heads, c.head_dim, false};
+        attention_.run(probe[b], {AttentionKind::kEncoder, l, 0, s}, input, scores, context + at);
       }
       ops::linear(layer.self_attn.out, context, rows, out);  // [N, d]
     });
     residual(c, layer.final_norm, x, rows, z, [&](const float* in, float* out) {
       feed_forward(c, layer.fc1, layer.fc1_linear, layer.fc2, in, rows, z, out);
     });
+    for (int b = 0; b < batch.sentences(); ++b) show_rows(ProbePoint::kLayerOutput, l, b);
   }
   if (c.final_norms) normalize(c, weights_.encoder_final_norm, x, rows);
   return batch;

@@ -9,6 +9,7 @@
 #include "minimt/app/translator.h"
 #include "minimt/base/error.h"
 #include "minimt/engine/attention.h"
+#include "minimt/engine/attention_recorder.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/ops.h"

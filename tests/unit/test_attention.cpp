@@ -60,8 +60,8 @@ TEST_CASE("attention: one head worked by hand", "[attention]") {
   std::vector<float> k = {0, 5, 5, 5, 1, -3, 0, 0, 2, 0, 0, 9};  // only column 0 meets q
   std::vector<float> v = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
   std::vector<float> context(4), probs(3), scratch;
-  multi_head_attention(q.data(), k.data(), v.data(), 1, 3, 1, 4, false, context.data(),
-                       probs.data(), scratch);
+  multi_head_attention({q.data(), k.data(), v.data(), 1, 3, 1, 4, false}, {}, nullptr,
+                       {context.data(), probs.data()}, scratch);
   CHECK(probs[0] == Approx(0.09003057).margin(1e-7));
   CHECK(probs[1] == Approx(0.24472847).margin(1e-7));
   CHECK(probs[2] == Approx(0.66524096).margin(1e-7));
@@ -72,8 +72,8 @@ TEST_CASE("attention: one head worked by hand", "[attention]") {
 
   // One query at the end of a causal run of 3 keys sees all of them (offset tk - tq = 2).
   std::vector<float> causal_probs(3);
-  multi_head_attention(q.data(), k.data(), v.data(), 1, 3, 1, 4, true, context.data(),
-                       causal_probs.data(), scratch);
+  multi_head_attention({q.data(), k.data(), v.data(), 1, 3, 1, 4, true}, {}, nullptr,
+                       {context.data(), causal_probs.data()}, scratch);
   CHECK(causal_probs == probs);
 }
 
@@ -88,16 +88,16 @@ TEST_CASE("attention: two heads with head_dim 3 read their own columns", "[atten
   std::vector<float> v = {2, 4, 6, 1, 0, 0,     // value 0
                           0, 0, 2, 0, 1, 0};    // value 1
   std::vector<float> context(6), probs(heads * tk), scratch;
-  multi_head_attention(q.data(), k.data(), v.data(), 1, tk, heads, dk, false, context.data(),
-                       probs.data(), scratch);
+  multi_head_attention({q.data(), k.data(), v.data(), 1, tk, heads, dk, false}, {}, nullptr,
+                       {context.data(), probs.data()}, scratch);
   CHECK(probs == std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f});
   CHECK(context == std::vector<float>{1, 2, 4, 0.5f, 0.5f, 0});
 
   // Head 1 query [0, sqrt(3) * ln(3) / 3, 0]: scores (k.q)/sqrt(3) = [-2, 3] * ln(3) / 3, so
   // weights are 3^(-2/3) : 3^(3/3) -> [1/(1 + 3^(5/3)), 3^(5/3)/(1 + 3^(5/3))].
   q[4] = static_cast<float>(std::sqrt(3.0) * std::log(3.0) / 3.0);
-  multi_head_attention(q.data(), k.data(), v.data(), 1, tk, heads, dk, false, context.data(),
-                       probs.data(), scratch);
+  multi_head_attention({q.data(), k.data(), v.data(), 1, tk, heads, dk, false}, {}, nullptr,
+                       {context.data(), probs.data()}, scratch);
   const double ratio = std::pow(3.0, 5.0 / 3.0);
   CHECK(probs[2] == Approx(1.0 / (1.0 + ratio)).margin(1e-6));
   CHECK(probs[3] == Approx(ratio / (1.0 + ratio)).margin(1e-6));
@@ -112,8 +112,8 @@ TEST_CASE("attention: the causal mask gives exact zeros past the diagonal", "[at
   auto q = random_values(rng, t * width), k = random_values(rng, t * width),
        v = random_values(rng, t * width);
   std::vector<float> context(t * width), probs(heads * t * t, -1.0f), scratch;
-  multi_head_attention(q.data(), k.data(), v.data(), t, t, heads, dk, true, context.data(),
-                       probs.data(), scratch);
+  multi_head_attention({q.data(), k.data(), v.data(), t, t, heads, dk, true}, {}, nullptr,
+                       {context.data(), probs.data()}, scratch);
   for (int r = 0; r < heads; ++r)
     for (int i = 0; i < t; ++i) {
       double sum = 0.0;
@@ -149,8 +149,8 @@ TEST_CASE("attention: random inputs match plain loops, with and without the caus
     std::vector<float> expected_context, expected_probs;
     naive_attention(q, k, v, c.tq, c.tk, c.heads, c.dk, c.causal, expected_context, expected_probs);
     std::vector<float> context(c.tq * width), probs(c.heads * c.tq * c.tk), scratch;
-    multi_head_attention(q.data(), k.data(), v.data(), c.tq, c.tk, c.heads, c.dk, c.causal,
-                         context.data(), probs.data(), scratch);
+    multi_head_attention({q.data(), k.data(), v.data(), c.tq, c.tk, c.heads, c.dk, c.causal}, {},
+                         nullptr, {context.data(), probs.data()}, scratch);
     CHECK_ALL_CLOSE(probs.data(), expected_probs.data(), probs.size(), 1e-6);
     CHECK_ALL_CLOSE(context.data(), expected_context.data(), context.size(), 1e-5);
     if (c.causal)  // masked weights exactly zero: query i sees keys j <= i + tk - tq
@@ -161,8 +161,8 @@ TEST_CASE("attention: random inputs match plain loops, with and without the caus
 
     // Without a probs buffer (scratch instead) the context is the same.
     std::vector<float> plain(c.tq * width);
-    multi_head_attention(q.data(), k.data(), v.data(), c.tq, c.tk, c.heads, c.dk, c.causal,
-                         plain.data(), nullptr, scratch);
+    multi_head_attention({q.data(), k.data(), v.data(), c.tq, c.tk, c.heads, c.dk, c.causal}, {},
+                         nullptr, {plain.data()}, scratch);
     CHECK_ALL_CLOSE(plain.data(), context.data(), plain.size(), 1e-6);
   }
 }

@@ -19,8 +19,8 @@ TEST_CASE("attention scores: the softmax's input, the mask's entries untouched, 
                           2, 0, 0, 0, 0, 0, 0, 0.5f};
   std::vector<float> v(24, 1.0f), context(8), probs(6), scratch;
   std::vector<float> scores(6, 99.0f);  // [H][tq 1][tk 3]
-  multi_head_attention(q.data(), k.data(), v.data(), 1, 3, 2, 4, false, context.data(),
-                       probs.data(), scratch, nullptr, {}, scores.data());
+  multi_head_attention({q.data(), k.data(), v.data(), 1, 3, 2, 4, false}, {}, nullptr,
+                       {context.data(), probs.data(), scores.data()}, scratch);
   CHECK(scores == std::vector<float>{0, 1, 2, 2, -2, 1});
 
   // Causal, the query first of a run of 3: it sees key 0 only; the other entries stay as they
@@ -29,8 +29,8 @@ TEST_CASE("attention scores: the softmax's input, the mask's entries untouched, 
   std::fill(scores.begin(), scores.end(), 99.0f);
   std::vector<float> queries(24, 0.0f), run_scores(18, 99.0f), run_probs(18), run_context(24);
   std::copy(q.begin(), q.end(), queries.begin());  // query 0 of 3
-  multi_head_attention(queries.data(), k.data(), v.data(), 3, 3, 2, 4, true, run_context.data(),
-                       run_probs.data(), scratch, masked, {}, run_scores.data());
+  multi_head_attention({queries.data(), k.data(), v.data(), 3, 3, 2, 4, true}, {}, masked,
+                       {run_context.data(), run_probs.data(), run_scores.data()}, scratch);
   CHECK(run_scores[0] == 0.0f);  // head 0, query 0, key 0
   CHECK(run_scores[1] == 99.0f);
   CHECK(run_scores[2] == 99.0f);

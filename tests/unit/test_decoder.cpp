@@ -159,10 +159,11 @@ TEST_CASE("mask: recorded decoder self-attention rows sum to 1 over keys up to t
   record.decoder_layers = c.decoder_layers;
   record.heads = c.num_heads;
   record.source_length = static_cast<int>(source.size());
+  AttentionRecorder recorder(record, c, m->weights);
   Encoder encoder(c, m->weights);
-  EncodedBatch encoded = encoder.forward({source}, {&record});
+  EncodedBatch encoded = encoder.forward({source}, {&recorder});
   Decoder decoder(c, m->weights);
-  std::vector<DecoderState> states = decoder.start(encoded, {&record});
+  std::vector<DecoderState> states = decoder.start(encoded, {&recorder});
   const std::vector<int> tokens = decoder_run(*m, rng, 8);
   std::vector<float> recorded_logits;
   for (int token : tokens) {
@@ -248,15 +249,18 @@ TEST_CASE("encoder: a batch of sentences encodes like each sentence alone", "[en
                                              random_ids(rng, 12, c.source_vocab_size, true),
                                              random_ids(rng, 5, c.source_vocab_size, true)};
     std::vector<AttentionRecord> batch_records(sources.size()), single_records(sources.size());
-    std::vector<AttentionRecord*> pointers;
-    for (auto& r : batch_records) pointers.push_back(&r);
+    std::vector<AttentionRecorder> recorders;
+    for (auto& r : batch_records) recorders.emplace_back(r, c, m->weights);
+    std::vector<Probe*> pointers;
+    for (auto& r : recorders) pointers.push_back(&r);
     Encoder encoder(c, m->weights);
     EncodedBatch batch = encoder.forward(sources, pointers);
     REQUIRE(batch.sentences() == 4);
     for (size_t b = 0; b < sources.size(); ++b) {
       INFO("sentence " << b);
       REQUIRE(batch.length(static_cast<int>(b)) == static_cast<int>(sources[b].size()));
-      EncodedBatch alone = encoder.forward({sources[b]}, {&single_records[b]});
+      AttentionRecorder single(single_records[b], c, m->weights);
+      EncodedBatch alone = encoder.forward({sources[b]}, {&single});
       const float* rows = batch.states.data() + static_cast<size_t>(batch.offsets[b]) * c.d_model;
       CHECK_ALL_CLOSE(rows, alone.states.data(), alone.states.size(), batch_tolerance());
       REQUIRE(batch_records[b].encoder_self.size() == single_records[b].encoder_self.size());

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "minimt/base/error.h"
+#include "minimt/engine/attention_recorder.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
 #include "test_support.h"
@@ -38,8 +39,9 @@ TEST_CASE("decoder: a recorded state gets one record step per position, run or s
   Encoder encoder(c, m->weights);
   Decoder decoder(c, m->weights);
   AttentionRecord record;
+  AttentionRecorder recorder(record, c, m->weights);
   auto encoded = encoder.forward({test::random_ids(rng, 4, c.source_vocab_size, true)});
-  auto states = decoder.start(encoded, {&record});
+  auto states = decoder.start(encoded, {&recorder});
   decoder.prefix({c.decoder_start_token, 5}, states[0]);
   REQUIRE(record.steps() == 2);
   std::vector<DecoderState*> batch{&states[0]};

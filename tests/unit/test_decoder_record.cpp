@@ -19,13 +19,15 @@ TEST_CASE("record: a prefix run records what the same steps record, causal zeros
 
     // Step by step: the reference.
     AttentionRecord stepped;
+    AttentionRecorder stepped_recorder(stepped, c, m->weights);
     Decoder decoder(c, m->weights);
-    std::vector<DecoderState> states = decoder.start(encoded, {&stepped});
+    std::vector<DecoderState> states = decoder.start(encoded, {&stepped_recorder});
     for (int token : tokens) decoder.step({token}, {&states[0]});
 
     // One prefix over the whole run; its logits are those of the same run without a record.
     AttentionRecord whole;
-    states = decoder.start(encoded, {&whole});
+    AttentionRecorder whole_recorder(whole, c, m->weights);
+    states = decoder.start(encoded, {&whole_recorder});
     const std::vector<float> recorded_logits = decoder.prefix(tokens, states[0]);
     states = decoder.start(encoded);
     const std::vector<float> plain_logits = decoder.prefix(tokens, states[0]);
@@ -33,7 +35,8 @@ TEST_CASE("record: a prefix run records what the same steps record, causal zeros
 
     // Runs and steps mixed: 2 steps, a run of 5 (not from position 0), a step, a run of 3.
     AttentionRecord mixed;
-    states = decoder.start(encoded, {&mixed});
+    AttentionRecorder mixed_recorder(mixed, c, m->weights);
+    states = decoder.start(encoded, {&mixed_recorder});
     decoder.step({tokens[0]}, {&states[0]});
     decoder.step({tokens[1]}, {&states[0]});
     decoder.prefix(run(2, 7), states[0]);
@@ -66,8 +69,8 @@ TEST_CASE("record: a prefix run records what the same steps record, causal zeros
   for (auto* x : {&q, &k, &values})
     for (float& f : *x) f = uniform(rng);
   std::vector<float> probs(heads * tq * tk, -1.0f), scratch;
-  multi_head_attention(q.data(), k.data(), values.data(), tq, tk, heads, head_dim, true,
-                       context.data(), probs.data(), scratch);
+  multi_head_attention({q.data(), k.data(), values.data(), tq, tk, heads, head_dim, true}, {},
+                       nullptr, {context.data(), probs.data()}, scratch);
   for (int h = 0; h < heads; ++h)
     for (int i = 0; i < tq; ++i)
       for (int j = 0; j < tk; ++j) {
@@ -176,8 +179,9 @@ TEST_CASE("record: a cross-only record keeps one layer's cross attention, bit fo
       for (AttentionRecord* r : {&full, &cross_only}) {
         Encoder encoder(c, m->weights);
         Decoder decoder(c, m->weights);
-        EncodedBatch encoded = encoder.forward({source}, {r});
-        std::vector<DecoderState> states = decoder.start(encoded, {r});
+        AttentionRecorder recorder(*r, c, m->weights);
+        EncodedBatch encoded = encoder.forward({source}, {&recorder});
+        std::vector<DecoderState> states = decoder.start(encoded, {&recorder});
         decoder.step({tokens[0]}, {&states[0]});  // a step, then a run: both ways of recording
         logits.push_back(decoder.prefix({tokens.begin() + 1, tokens.end()}, states[0]));
       }

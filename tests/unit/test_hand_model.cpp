@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "minimt/app/translator.h"
+#include "minimt/engine/attention_recorder.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/search.h"
@@ -63,10 +64,11 @@ std::vector<float> flat(const json& value) {
 // Runs the encoder on the fixed source and feeds the fixed decoder input one token at a time
 // (teacher forcing through the cache), recording attention; returns the logits of every step.
 std::vector<float> run_steps(HandModel& hand, AttentionRecord& record, EncodedBatch& encoded) {
+  AttentionRecorder recorder(record, hand.config, hand.weights);
   Encoder encoder(hand.config, hand.weights);
-  encoded = encoder.forward({hand.source}, {&record});
+  encoded = encoder.forward({hand.source}, {&recorder});
   Decoder decoder(hand.config, hand.weights);
-  std::vector<DecoderState> states = decoder.start(encoded, {&record});
+  std::vector<DecoderState> states = decoder.start(encoded, {&recorder});
   std::vector<float> logits;
   for (int token : hand.decoder_input) {
     const std::vector<float>& row = decoder.step({token}, {&states[0]});
@@ -84,8 +86,9 @@ TEST_CASE("hand model: encoder attention is exactly uniform when q_proj is zero"
   auto hand = load_hand_model();
   REQUIRE(hand->source == std::vector<int>{6, 4, 5, 3});
   AttentionRecord record = AttentionRecord::for_sentence(hand->config, 4);
+  AttentionRecorder recorder(record, hand->config, hand->weights);
   Encoder encoder(hand->config, hand->weights);
-  encoder.forward({hand->source}, {&record});
+  encoder.forward({hand->source}, {&recorder});
   REQUIRE(record.encoder_self.size() == 1u * 2 * 4 * 4);
   for (int h = 0; h < 2; ++h)
     for (int i = 0; i < 4; ++i)

@@ -4,6 +4,7 @@
 // model whose out_proj columns of that head are 0, no cross head left: logits independent of
 // the source).
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 #include "decoder_test_models.h"
@@ -252,8 +253,11 @@ std::vector<float> forced_logits(const TestModel& m, const HeadMask* mask,
   Decoder decoder(m.config, m.weights);
   encoder.set_head_mask(mask);
   decoder.set_head_mask(mask);
-  EncodedBatch encoded = encoder.forward({source}, {record});
-  std::vector<DecoderState> states = decoder.start(encoded, {record});
+  std::optional<AttentionRecorder> recorder;
+  if (record) recorder.emplace(*record, m.config, m.weights);
+  Probe* probe = recorder ? &*recorder : nullptr;
+  EncodedBatch encoded = encoder.forward({source}, {probe});
+  std::vector<DecoderState> states = decoder.start(encoded, {probe});
   const std::vector<float>& logits = decoder.prefix(tokens, states[0]);
   return std::vector<float>(logits.begin(),
                             logits.begin() + tokens.size() * m.config.target_vocab_size);

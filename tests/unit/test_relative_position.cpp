@@ -45,8 +45,8 @@ TEST_CASE("attention: a relative bias and unscaled scores, by hand", "[attention
   for (bool causal : {false, true}) {
     std::vector<float> context(6), probs(9), scratch;
     ScoreOptions scores{false, bias.data(), 5, 2};
-    multi_head_attention(q.data(), k.data(), v.data(), 3, 3, 1, 2, causal, context.data(),
-                         probs.data(), scratch, nullptr, scores);
+    multi_head_attention({q.data(), k.data(), v.data(), 3, 3, 1, 2, causal}, scores, nullptr,
+                         {context.data(), probs.data()}, scratch);
     for (int i = 0; i < 3; ++i) {
       double weights[3], sum = 0;
       for (int j = 0; j < 3; ++j) {

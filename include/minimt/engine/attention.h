@@ -19,22 +19,34 @@ struct ScoreOptions {
   int zero = 0;
 };
 
-// For each head r (columns r*dk .. (r+1)*dk-1 of q, k and v, whose rows are H*dk wide):
+// What one call reads: H heads of dk columns each (head r in columns r*dk .. (r+1)*dk-1).
+// causal: query i (of the last tq positions of tk) reads keys j <= i + (tk - tq).
+struct AttentionInputs {
+  const float* q = nullptr;  // [tq, H*dk]
+  const float* k = nullptr;  // [tk, H*dk]
+  const float* v = nullptr;  // [tk, H*dk]
+  int tq = 0, tk = 0, heads = 0, head_dim = 0;
+  bool causal = false;
+};
+
+// What one call writes: the context always, the weights and the scores only where not null.
+// scores: the softmax's input (bias included) of the entries the causal mask keeps (j < tk - tq
+// + i + 1 when causal; the others are left as they were), masked heads included.
+struct AttentionOutputs {
+  float* context = nullptr;  // [tq, H*dk]
+  float* weights = nullptr;  // [H][tq][tk]; the weights of keys the causal mask hides are 0
+  float* scores = nullptr;   // [H][tq][tk]
+};
+
+// For each head r:
 //   A_r = softmax(Q_r K_r^T / sqrt(dk) + B_r + M),  context[:, r*dk ..] = A_r V_r
-// (without the 1/sqrt(dk) and with the bias B_r as `scores` says; B_r = 0 by default)
+// (without the 1/sqrt(dk) and with the bias B_r as `options` says; B_r = 0 by default)
 // (the products by minimt's attention kernels, in one summation order on every CPU).
-// q: [tq, H*dk], k and v: [tk, H*dk], context: [tq, H*dk].
-// causal: query i (of the last tq positions of tk) reads keys j <= i + (tk - tq); the weights
-// of later keys are exactly 0. probs, if not null, receives A as [H][tq][tk].
-// scratch holds a row of scores when probs is null. masked_heads, if not null, holds one flag per
-// head: a flagged head's weights are multiplied by 0 (head_mask.h), so its A_r is recorded as 0
-// and its slice of context is 0.
-// record, if not null, receives the softmax's input (the scores, bias included) as [H][tq][tk],
-// only the entries the causal mask keeps (j < tk - tq + i + 1 when causal; the others are left
-// as they were), masked heads included: a head mask acts after the softmax.
-void multi_head_attention(const float* q, const float* k, const float* v, int tq, int tk, int heads,
-                          int head_dim, bool causal, float* context, float* probs,
-                          std::vector<float>& scratch, const char* masked_heads = nullptr,
-                          const ScoreOptions& scores = {}, float* record = nullptr);
+// masked_heads, if not null, holds one flag per head: a flagged head's weights are multiplied
+// by 0 (head_mask.h), so its A_r is 0 and its slice of context is 0. scratch holds a row of
+// scores when out.weights is null.
+void multi_head_attention(const AttentionInputs& in, const ScoreOptions& options,
+                          const char* masked_heads, const AttentionOutputs& out,
+                          std::vector<float>& scratch);
 
 }  // namespace minimt

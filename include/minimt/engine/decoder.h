@@ -7,10 +7,11 @@
 
 #include "minimt/engine/architecture.h"
 #include "minimt/engine/attention.h"
-#include "minimt/engine/attention_record.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/head_mask.h"
 #include "minimt/engine/layers.h"
+#include "minimt/engine/probe.h"
+#include "minimt/engine/probed_attention.h"
 #include "minimt/engine/weights.h"
 
 namespace minimt {
@@ -61,11 +62,11 @@ struct DecoderState {
   int source_length = 0;  // S
   int length = 0;         // decoder inputs consumed so far = the next position
   std::vector<LayerCache> layers;
-  AttentionRecord* record = nullptr;  // filled at every step when not null
+  Probe* probe = nullptr;  // shown every step's named points when not null (probe.h)
 
   // Becomes a copy of other: the self-attention rows it has used (only those) are copied into
-  // this state's buffers, the cross-attention keys and values are shared, the record pointer
-  // is copied as it is (two states filling one record would mix their steps).
+  // this state's buffers, the cross-attention keys and values are shared, the probe pointer
+  // is copied as it is (two states showing one probe would mix their steps).
   void copy_from(const DecoderState& other);
 };
 
@@ -74,13 +75,15 @@ class Decoder {
   Decoder(const Architecture& config, const ModelWeights& weights)
       : config_(config), weights_(weights) {}
 
+  const Architecture& config() const { return config_; }
+
   // Heads to switch off from now on (not owned; nullptr: none).
-  void set_head_mask(const HeadMask* mask) { head_mask_ = mask; }
+  void set_head_mask(const HeadMask* mask) { attention_.set_head_mask(mask); }
 
   // Projects every sentence's encoder output through every layer's cross-attention key and
-  // value weights, once. records[b] (optional) will receive sentence b's decoder attention.
+  // value weights, once. probes[b] (optional) will be shown sentence b's decoder passes.
   std::vector<DecoderState> start(const EncodedBatch& encoded,
-                                  const std::vector<AttentionRecord*>& records = {});
+                                  const std::vector<Probe*>& probes = {});
 
   // Feeds tokens[b] to states[b] at position states[b]->length and returns the next-token
   // logits of every state: [B, target_vocab_size], valid until the next call.
@@ -89,8 +92,8 @@ class Decoder {
 
   // Feeds a whole run of tokens to one state in a single pass (causal mask inside the run) and
   // returns the logits after every position: [T, target_vocab_size]. Used to score a known
-  // target and to check the cache. A record receives the same T steps that T calls of step()
-  // would give it.
+  // target and to check the cache. A probe is shown the same values as T calls of step()
+  // would show it (a run's scores and weights: [H][T][t+T], causal).
   // Both calls throw Error past max_positions.
   const std::vector<float>& prefix(const std::vector<int>& tokens, DecoderState& state);
 
@@ -108,11 +111,10 @@ class Decoder {
   void reorder(std::vector<DecoderState>& states, const std::vector<int>& parents);
 
   // The logit lens: the model's output side (the final layer norm of a pre-norm model, the
-  // output projection and its bias) applied to decoder layer `layer`'s output at record steps
-  // first_step .. first_step+steps-1 (the record kept them: extras.layer_states). Returns the
-  // logits [steps, V], valid until the next call.
-  const std::vector<float>& layer_logits(const AttentionRecord& record, int layer,
-                                         size_t first_step, int steps);
+  // output projection and its bias) applied to `rows` outputs of a decoder layer, states
+  // [rows, d_model] (ProbePoint::kLayerOutput). Returns the logits [rows, V], valid until the
+  // next call.
+  const std::vector<float>& lens_logits(const float* states, int rows);
 
   // Number of cross-attention K/V projections done by start(), one per layer and batch.
   long long cross_projections() const { return cross_projections_; }
@@ -130,21 +132,20 @@ class Decoder {
   void cross_attention(const DecoderLayerWeights& layer, int l, const float* in,
                        const std::vector<int>& rows, const std::vector<DecoderState*>& states,
                        float* out);
-  // Layer l's output x [R, d] into the records that keep layer states.
-  void record_layer_states(const float* x, int l, const std::vector<int>& rows,
-                           const std::vector<DecoderState*>& states);
+  // Shows each state's probe its rows of x [R, width] at `point` of layer l (keys: its source
+  // length).
+  void show_rows(ProbePoint point, int l, const float* x, int width, const std::vector<int>& rows,
+                 const std::vector<DecoderState*>& states);
 
   const Architecture& config_;
   const ModelWeights& weights_;
-  const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
+  ProbedAttention attention_;
   std::vector<float> x_, logits_;
   std::vector<float> relative_table_;  // T5's self-attention bias by distance, per forward
   ScoreOptions self_scores_;           // how self-attention scores are made in this forward
-  std::vector<float> record_probs_;    // [H][T][t+T] of a run of T > 1 recorded positions
-  std::vector<float> record_scores_;   // [H][T][t+T]: the scores, when a record keeps them
-  std::vector<float> inside_scratch_, lens_states_, lens_logits_;  // extras and the logit lens
-  std::vector<DecoderState> reordered_;  // reorder()'s destination, then the spare buffers
+  std::vector<float> lens_states_, lens_logits_;  // the logit lens
+  std::vector<DecoderState> reordered_;           // reorder()'s destination, then the spare buffers
   std::vector<int> positions_, ones_, run_tokens_, run_rows_;
   std::vector<char> taken_;  // reorder(): the parents already handed to a child
   long long cross_projections_ = 0;

@@ -4,9 +4,10 @@
 #include <vector>
 
 #include "minimt/engine/architecture.h"
-#include "minimt/engine/attention_record.h"
 #include "minimt/engine/head_mask.h"
 #include "minimt/engine/layers.h"
+#include "minimt/engine/probe.h"
+#include "minimt/engine/probed_attention.h"
 #include "minimt/engine/weights.h"
 
 namespace minimt {
@@ -26,20 +27,19 @@ class Encoder {
       : config_(config), weights_(weights) {}
 
   // Heads to switch off from now on (not owned; nullptr: none).
-  void set_head_mask(const HeadMask* mask) { head_mask_ = mask; }
+  void set_head_mask(const HeadMask* mask) { attention_.set_head_mask(mask); }
 
-  // sources[b]: token ids incl. eos. records[b], if given and not null, receives the
-  // self-attention weights of sentence b, and the extras it asks for (record.extras).
+  // sources[b]: token ids incl. eos. probes[b], if given and not null, is shown sentence b's
+  // input, self-attention and layer outputs (probe.h).
   EncodedBatch forward(const std::vector<std::vector<int>>& sources,
-                       const std::vector<AttentionRecord*>& records = {});
+                       const std::vector<Probe*>& probes = {});
 
  private:
   const Architecture& config_;
   const ModelWeights& weights_;
-  const HeadMask* head_mask_ = nullptr;
   LayerScratch scratch_;
+  ProbedAttention attention_;
   std::vector<float> bias_table_;  // T5's relative-position bias by distance, per forward
-  std::vector<float> scores_, inside_scratch_;  // recording the extras (RecordExtras) only
 };
 
 }  // namespace minimt

@@ -24,11 +24,11 @@ struct ForcedOutput {
 
 // Feeds <start> output[0] .. output[m-2] to states[i] (fresh, or holding only what precedes
 // the output) in one decoder pass for all of them, the causal mask inside each run; a state's
-// record receives the m steps. Gives the log-probability of each output token and, when
+// probe is shown the m steps. Gives the log-probability of each output token and, when
 // alternatives > 0, that many most likely tokens at each position (ties: lower id). With
-// lens_top > 0, a state whose record keeps the layer states (RecordExtras::layer_states) also
-// gets lens_top most likely tokens per decoder layer and position. An empty output gives an
-// empty result and runs nothing.
+// lens_top > 0, a state whose probe wants the decoder's layer outputs (ProbePoint::kLayerOutput)
+// also gets lens_top most likely tokens per decoder layer and position. An empty output gives
+// an empty result and runs nothing.
 std::vector<ForcedOutput> teacher_force(Decoder& decoder, const std::vector<DecoderState*>& states,
                                         const std::vector<const std::vector<int>*>& outputs,
                                         int start_token, int alternatives, int vocab_size,

@@ -19,12 +19,7 @@
 #include "minimt/base/error.h"
 #include "minimt/base/visible_text.h"
 
-namespace {
-
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
-
-}  // namespace
+constexpr int kExitFailure = 1, kExitUsage = 2;
 
 int main(int argc, char** argv) {
   minimt::cli::hold_standard_descriptors();  // first: before anything opens a file
@@ -47,11 +42,7 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed, status 0
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "minimt: " << minimt::visible_text(e.what()) << "\n"

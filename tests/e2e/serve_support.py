@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from browser import Browser  # noqa: E402
 
 
-def _wait_for(page, script, seconds=60):
+def wait_for(page, script, seconds=60):
     """The first truthy value of `script` in `page`, polled; None after `seconds`."""
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -120,13 +120,13 @@ def browser_types_and_sends(t, server, program, model, minimt, sentence="The cat
     try:
         with Browser(scratch, program) as browser, \
                 browser.page("http://127.0.0.1:%d/" % server.port, size=(1400, 1000)) as page:
-            empty = _wait_for(page, "document.getElementById('live-text') && "
+            empty = wait_for(page, "document.getElementById('live-text') && "
                                     "document.getElementById('minimt-status').textContent")
             t.check(empty == "ok: 0 heatmaps", "the page before a sentence: %r" % empty)
             page.evaluate("document.getElementById('live-text').focus()")
             browser.call("Input.insertText", page.session, text=sentence)
             page.evaluate("document.getElementById('live-send').click()")
-            status = _wait_for(
+            status = wait_for(
                 page, "(function () { var s = document.getElementById('minimt-status');"
                       " return s && /^ok: [1-9]/.test(s.textContent) && s.textContent; })()")
             t.check(status == "ok: %d heatmaps" % heads,

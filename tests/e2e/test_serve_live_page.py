@@ -28,13 +28,12 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL = os.path.join(ROOT, "models", "en-fr")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from serve_support import Server, Tally  # noqa: E402
+from serve_support import Server, Tally, wait_for  # noqa: E402
 from browser import Browser  # noqa: E402
 
 SENTENCE = "The black cat sees the small dog."
@@ -113,16 +112,6 @@ def rounds_to(text, value):
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     exponent = int(text.lower().split("e")[1]) if "e" in text.lower() else 0
     return abs(printed - value) <= 0.5 * 10.0 ** (exponent - decimals) * (1 + 1e-6) + 1e-12 * abs(value)
-
-
-def wait_for(page, script, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        value = page.evaluate(script)
-        if value:
-            return value
-        time.sleep(0.1)
-    return None
 
 
 def send(browser, page, sentence=None, ablate=None, uncheck=()):

@@ -14,7 +14,7 @@ if(MINIMT_UNITY_BUILD)
   # A unity build sees every file-local name of its batch: these files define a name that
   # another file of their floor defines too (kMaxConfigBytes; kStops), so they compile alone.
   # A new clash shows as a "redefinition" error in a Unity/unity_N_cxx.cxx: rename, or add here.
-  set_source_files_properties(src/model/config.cpp src/app/attention_svg.cpp
+  set_source_files_properties(src/model/config.cpp src/app/views/attention_svg.cpp
                               PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endif()
 

@@ -32,6 +32,37 @@ for floor in "${floors[@]}"; do
   done
 done
 
+# app's rooms (docs/architecture.md), each reaching only the rooms before it:
+#   io < translate < analysis < record < views < run
+# io: where lines come from and where outputs go (files, pipes, the terminal); translate: the
+# translator and its batches; analysis: alignment, head analysis, rollout; record: the attention
+# dump, in memory and as JSON; views: the page, the SVG, the terminal pictures, the head table;
+# run: requests and their runs (translate, score, heads, serve's queue).
+# Only io touches file descriptors (POSIX headers): a front end that gives app its lines and
+# takes its outputs another way (a Python module, a WebAssembly build) leaves io out.
+rooms=(io translate analysis record views run)
+room_rank() { local i; for i in "${!rooms[@]}"; do [[ ${rooms[$i]} == "$1" ]] && echo "$i"; done; return 0; }
+for file in $(find src/app include/minimt/app -type f \( -name '*.h' -o -name '*.cpp' \)); do
+  room=$(sed -E 's#^(src|include/minimt)/app/([a-z]+)/.*#\2#' <<<"$file")
+  mine=$(room_rank "$room")
+  if [[ -z "$mine" ]]; then
+    echo "check-floors: $file is in no room of app (${rooms[*]})" >&2
+    failures=$((failures + 1))
+    continue
+  fi
+  while IFS= read -r other_room; do
+    other=$(room_rank "$other_room")
+    if [[ -z "$other" ]] || ((other > mine)); then
+      echo "check-floors: $file (app/$room) includes a later room: app/$other_room" >&2
+      failures=$((failures + 1))
+    fi
+  done < <(sed -nE 's#^\#include "(minimt/)?app/([a-z]+)/.*#\2#p' "$file")
+  if [[ $room != io ]] && grep -qE '^#include <(unistd|fcntl|poll|sched|termios)\.h>|^#include <sys/' "$file"; then
+    echo "check-floors: $file (app/$room) includes a POSIX header: only app/io touches descriptors" >&2
+    failures=$((failures + 1))
+  fi
+done
+
 # The CLI fills requests from flags and maps exceptions to exit statuses; decoding (translator,
 # batch runner, engine), recording (attention dumps, alignment, head masks) and choosing what
 # a record says (output records) happen in app, where a second front end finds them. So src/cli
@@ -46,9 +77,9 @@ cli_app_headers=(request.h request_plan.h request_run.h heads_run.h line_source.
                  serving_queue.h generation_defaults.h)
 cli_engine_headers=(blas_runtime.h kernel_registry.h)
 # minimt tokenize prints the ids the encoder reads (Translator::source_ids); it translates nothing.
-cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translator.h")
+cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translate/translator.h")
 
-allowed_in_cli() {  # FILE HEADER (e.g. minimt/app/request.h)
+allowed_in_cli() {  # FILE HEADER (e.g. minimt/app/run/request.h)
   local file=$1 header=$2 name floor
   floor=$(cut -d/ -f2 <<<"$header")
   name=${header##*/}

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "minimt/app/attention_view.h"
+#include "minimt/app/views/attention_view.h"
 #include "minimt/model/model.h"
 
 namespace minimt::cli {

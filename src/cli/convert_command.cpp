@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
-#include "minimt/app/output_file.h"
+#include "minimt/app/io/output_file.h"
 #include "minimt/base/error.h"
 #include "minimt/base/visible_text.h"
 #include "minimt/model/model.h"

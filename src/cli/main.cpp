@@ -15,7 +15,7 @@
 #include "cli/path_guard.h"
 #include "cli/standard_streams.h"
 #include "cli/usage_hint.h"
-#include "minimt/app/request.h"
+#include "minimt/app/run/request.h"
 #include "minimt/base/error.h"
 #include "minimt/base/visible_text.h"
 

@@ -7,7 +7,7 @@
 #include <climits>
 #include <cstdlib>
 
-#include "minimt/app/output_file.h"
+#include "minimt/app/io/output_file.h"
 
 namespace minimt::cli {
 namespace {

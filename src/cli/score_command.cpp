@@ -1,6 +1,6 @@
 // minimt score: how likely is a given translation? Teacher forcing, as in training: the target
 // is fed to the decoder in one pass and each of its tokens gets its log-probability. This file
-// declares the options, which fill a Request (app/request.h) of kind score; line_run.h runs it.
+// declares the options, which fill a Request (app/run/request.h) of kind score; line_run.h runs it.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>

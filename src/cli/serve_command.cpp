@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "minimt/app/output_writer.h"
+#include "minimt/app/io/output_writer.h"
 #include "minimt/base/text_input.h"
 #include "serve/endpoints.h"
 

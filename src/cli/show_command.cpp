@@ -8,8 +8,8 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/terminal_style.h"
-#include "minimt/app/attention_show.h"
-#include "minimt/app/attention_view.h"
+#include "minimt/app/views/attention_show.h"
+#include "minimt/app/views/attention_view.h"
 #include "minimt/base/error.h"
 
 namespace minimt::cli {

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "minimt/app/attention_show.h"
+#include "minimt/app/views/attention_show.h"
 
 namespace minimt::cli {
 

@@ -5,8 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
-#include "minimt/app/line_reader.h"
-#include "minimt/app/translator.h"
+#include "minimt/app/io/line_reader.h"
+#include "minimt/app/translate/translator.h"
 #include "minimt/base/text_input.h"
 #include "minimt/base/visible_text.h"
 

@@ -1,5 +1,5 @@
 // minimt translate: lines in, one output record per line out, in input order, streamed. This
-// file declares the options, search's among them, which fill a Request (app/request.h);
+// file declares the options, search's among them, which fill a Request (app/run/request.h);
 // line_run.h runs it.
 #include <CLI/CLI.hpp>
 #include <cstdint>

@@ -15,8 +15,8 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
-#include "minimt/app/attention_view.h"
-#include "minimt/app/output_file.h"
+#include "minimt/app/io/output_file.h"
+#include "minimt/app/views/attention_view.h"
 #include "minimt/base/error.h"
 #include "minimt/base/visible_text.h"
 

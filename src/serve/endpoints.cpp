@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "minimt/app/attention_view.h"
-#include "minimt/app/generation_defaults.h"
-#include "minimt/app/request_options.h"
+#include "minimt/app/run/generation_defaults.h"
+#include "minimt/app/run/request_options.h"
+#include "minimt/app/views/attention_view.h"
 #include "minimt/model/untrusted_json.h"
 
 namespace minimt::serve {

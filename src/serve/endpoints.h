@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "minimt/app/serving_queue.h"
+#include "minimt/app/run/serving_queue.h"
 #include "minimt/model/model.h"
 #include "serve/http_server.h"
 #include "serve/request_json.h"

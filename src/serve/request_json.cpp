@@ -5,7 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "minimt/app/request_options.h"
+#include "minimt/app/run/request_options.h"
 #include "minimt/base/text_input.h"
 #include "minimt/model/json_dom_builder.h"
 #include "minimt/model/untrusted_json.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "minimt/app/request.h"
+#include "minimt/app/run/request.h"
 #include "minimt/base/error.h"
 
 namespace minimt::serve {

@@ -2,10 +2,10 @@
 minimt printed, and each cell as the documented rules say it must be drawn, worked out here
 from a dump's numbers without minimt's help.
 
-The rules, from the source: src/app/terminal_cells.cpp (the ASCII ramp, the shades, xterm's
-256 colours, the mask's hatching), src/app/colour_scales.cpp with src/app/view/colour_scales.json
-(the sequential scale), src/app/view_text.cpp (labels: control characters as their Control
-Pictures), src/app/heatmap_choice.cpp and src/app/terminal_grid.cpp (the layout: title, source,
+The rules, from the source: src/app/views/terminal_cells.cpp (the ASCII ramp, the shades, xterm's
+256 colours, the mask's hatching), src/app/views/colour_scales.cpp with src/app/views/page/colour_scales.json
+(the sequential scale), src/app/views/view_text.cpp (labels: control characters as their Control
+Pictures), src/app/views/heatmap_choice.cpp and src/app/views/terminal_grid.cpp (the layout: title, source,
 translation, axes, the column labels written downwards, one line per row, the legend).
 """
 

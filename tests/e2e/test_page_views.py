@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The page's script (src/app/view/) in headless Chromium, against expectations written here.
+"""The page's script (src/app/views/page/) in headless Chromium, against expectations written here.
 
     test_page_views.py --minimt build/minimt [--chromium chromium]
 
@@ -35,7 +35,7 @@ check = TALLY.check
 
 
 def module_page(path, modules, probe):
-    """A page holding `modules` of src/app/view/ and a script writing probe()'s result into
+    """A page holding `modules` of src/app/views/page/ and a script writing probe()'s result into
     <pre id="out">."""
     with open(os.path.join(VIEW, "colour_scales.json"), encoding="utf-8") as f:
         scales = f.read()

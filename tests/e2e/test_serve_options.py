@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """minimt serve takes every request option the command line does, with the same meaning: the
-test iterates the server's own table (GET /v1/options, src/app/request_options.cpp), so that a
+test iterates the server's own table (GET /v1/options, src/app/run/request_options.cpp), so that a
 new option is covered without a new test.
 
 For each option and each endpoint that takes it, its example (a JSON object of options) is
@@ -196,7 +196,7 @@ def main():
                                    text=True).stdout
         for flag in sorted(set(re.findall(r"(?m)^\s+(?:-\w, )?(--[a-z][a-z-]*)", help_text))):
             t.check(flag in CLI_ONLY or flag[2:].replace("-", "_") in names,
-                    "%s %s: neither a request option (src/app/request_options.cpp) nor "
+                    "%s %s: neither a request option (src/app/run/request_options.cpp) nor "
                     "CLI-only in this test" % (command, flag))
     t.finish()
 

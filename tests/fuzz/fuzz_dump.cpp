@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "fuzz_common.h"
-#include "minimt/app/attention_view.h"
-#include "minimt/app/dump_reader.h"
+#include "minimt/app/record/dump_reader.h"
+#include "minimt/app/views/attention_view.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fuzz_common.h"
-#include "minimt/app/request.h"
+#include "minimt/app/run/request.h"
 #include "serve/http_message.h"
 #include "serve/request_json.h"
 #include "serve/request_reader.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "fuzz_common.h"
-#include "minimt/app/translator.h"
+#include "minimt/app/translate/translator.h"
 #include "minimt/model/model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -3,11 +3,11 @@
 #include <sstream>
 
 #include "fuzz_common.h"
-#include "minimt/app/attention_dump.h"
-#include "minimt/app/batch_runner.h"
-#include "minimt/app/dump_reader.h"
-#include "minimt/app/line_reader.h"
-#include "minimt/app/translator.h"
+#include "minimt/app/io/line_reader.h"
+#include "minimt/app/record/attention_dump.h"
+#include "minimt/app/record/dump_reader.h"
+#include "minimt/app/translate/batch_runner.h"
+#include "minimt/app/translate/translator.h"
 #include "minimt/model/model.h"
 
 namespace {

@@ -37,7 +37,7 @@ MAX_LENGTH = 12
 
 # The format's forward pass makes the source of "" just [eos]. The engine does not search it:
 # it translates blank input to "", the output eos alone, with the model's attention and
-# log-probability for it (include/minimt/app/translator.h); the reference does the same with
+# log-probability for it (include/minimt/app/translate/translator.h); the reference does the same with
 # skip_blank (blank_result). False would search it like any other source.
 BLANK_INPUT_SKIPPED = True
 ATTENTION_TOLERANCE = 1e-4

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <random>
 
-#include "minimt/app/translator.h"
+#include "minimt/app/translate/translator.h"
 #include "minimt/base/error.h"
 #include "minimt/engine/attention.h"
 #include "minimt/engine/attention_recorder.h"

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "minimt/app/alignment.h"
+#include "minimt/app/analysis/alignment.h"
 #include "minimt/base/error.h"
 
 using namespace minimt;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "minimt/app/attention_view.h"
+#include "minimt/app/views/attention_view.h"
 #include "minimt/base/base64.h"
 #include "minimt/base/error.h"
 #include "minimt/base/from_end.h"

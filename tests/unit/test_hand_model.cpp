@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "minimt/app/translator.h"
+#include "minimt/app/translate/translator.h"
 #include "minimt/engine/attention_recorder.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "decoder_test_models.h"
-#include "minimt/app/head_analysis.h"
-#include "minimt/app/head_mask_spec.h"
+#include "minimt/app/analysis/head_analysis.h"
+#include "minimt/app/run/head_mask_spec.h"
 #include "minimt/engine/head_mask.h"
 
 using minimt::test::empty_record;

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "minimt/app/head_page.h"
-#include "minimt/app/head_report.h"
-#include "minimt/app/heads_run.h"
+#include "minimt/app/run/heads_run.h"
+#include "minimt/app/views/head_page.h"
+#include "minimt/app/views/head_report.h"
 
 using namespace minimt;
 using nlohmann::json;

@@ -1,7 +1,7 @@
-// run_ordered_pipeline (include/minimt/app/ordered_pipeline.h) on its own: items come back in
-// read order whatever the threads and the time each takes, at most `window` of them in flight;
-// a failure is reported and what was read before it delivered; and the run ends cleanly, every
-// thread joined and every item destroyed, when the writer stops early or a stage throws.
+// run_ordered_pipeline (include/minimt/app/translate/ordered_pipeline.h) on its own: items come
+// back in read order whatever the threads and the time each takes, at most `window` of them in
+// flight; a failure is reported and what was read before it delivered; and the run ends cleanly,
+// every thread joined and every item destroyed, when the writer stops early or a stage throws.
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "minimt/app/ordered_pipeline.h"
+#include "minimt/app/translate/ordered_pipeline.h"
 
 using minimt::PipelineStages;
 using minimt::run_ordered_pipeline;
@@ -42,7 +42,9 @@ struct Item {
   ~Item() { --items_alive; }
 };
 
-long long square_plus_one(int index) { return static_cast<long long>(index) * index + 1; }
+long long square_plus_one(int index) {
+  return static_cast<long long>(index) * index + 1;
+}
 
 // Runs f on a thread of its own and waits at most `limit`; a run still going then is a hang,
 // which ends this process with a message (its thread cannot be stopped, and a test that

@@ -1,13 +1,13 @@
-// The request of translate and score (app/request.h): what check_request refuses and how it
+// The request of translate and score (app/run/request.h): what check_request refuses and how it
 // names the field, what plan_request derives from a request on the hand model, and run_request
 // over lines in memory and in a file, with a sink that keeps what it is given.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "minimt/app/request.h"
-#include "minimt/app/request_plan.h"
-#include "minimt/app/request_run.h"
+#include "minimt/app/run/request.h"
+#include "minimt/app/run/request_plan.h"
+#include "minimt/app/run/request_run.h"
 #include "test_support.h"
 
 using minimt::test::fixture_path;

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "minimt/app/attention_view.h"
-#include "minimt/app/dump_reader.h"
-#include "minimt/app/rollout.h"
+#include "minimt/app/analysis/rollout.h"
+#include "minimt/app/record/dump_reader.h"
+#include "minimt/app/views/attention_view.h"
 #include "minimt/base/error.h"
 
 using namespace minimt;

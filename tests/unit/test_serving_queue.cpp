@@ -1,4 +1,4 @@
-// ServingQueue (app/serving_queue.h) on the hand model: each request's records are those
+// ServingQueue (app/run/serving_queue.h) on the hand model: each request's records are those
 // run_request writes for the same lines (the spec: the same as translate's, whatever shared the
 // batch), requests whose options match share a batch and others do not, a full or closed queue
 // refuses, and close() still answers what was accepted.
@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "minimt/app/request_plan.h"
-#include "minimt/app/request_run.h"
-#include "minimt/app/serving_queue.h"
+#include "minimt/app/run/request_plan.h"
+#include "minimt/app/run/request_run.h"
+#include "minimt/app/run/serving_queue.h"
 #include "test_support.h"
 
 using minimt::test::fixture_path;

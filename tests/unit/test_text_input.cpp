@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "../../src/app/view_text.h"
-#include "minimt/app/line_reader.h"
-#include "minimt/app/output_record.h"
+#include "../../src/app/views/view_text.h"
+#include "minimt/app/io/line_reader.h"
+#include "minimt/app/run/output_record.h"
 #include "minimt/base/json_writer.h"
 #include "minimt/base/text_input.h"
 #include "minimt/base/utf8.h"

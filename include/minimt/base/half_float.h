@@ -1,6 +1,6 @@
 // IEEE half floats (F16), the one codec for the weights of F16 model files (safetensors.cpp) and
 // the weights the attention page embeds (attention_page.cpp; the page's script decodes the same
-// bits in src/app/view/data.js).
+// bits in src/app/views/page/data.js).
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,6 @@
 // table and its page.
 #include "minimt/app/run/heads_run.h"
 
-
 #include <algorithm>
 
 #include "minimt/app/io/usable_cores.h"

@@ -33,6 +33,38 @@ DOM_SCRIPT = ("(document.doctype ? new XMLSerializer().serializeToString(documen
               " + document.documentElement.outerHTML")
 
 
+# In a minimt page: hovers every cell of one heatmap figure of the shown sentence and returns the
+# tooltip texts, row by row; with `values` (JSON: a values menu entry, or null to leave the menu
+# as it is) it first picks that entry. null when the menu has no such entry or the figure is not
+# drawn. Use: page.evaluate(HOVER_CELLS % (json.dumps(type), layer, head, json.dumps(values))).
+HOVER_CELLS = """(function (type, layer, head, values) {
+  var pick = document.getElementById('pick-values');
+  if (values) {
+    if (!pick || !pick.querySelector('option[value="' + values + '"]')) return null;
+    pick.value = values;
+    pick.dispatchEvent(new Event('change'));
+  }
+  var fig = document.querySelector('section.sentence:not([hidden]) figure[data-type="' + type +
+                                   '"][data-layer="' + layer + '"][data-head="' + head + '"]');
+  var g = fig && fig.minimt;
+  if (!g) return null;
+  fig.scrollIntoView();
+  var over = fig.querySelectorAll('canvas')[1], box = over.getBoundingClientRect();
+  var tip = document.getElementById('minimt-tip'), out = [];
+  for (var i = 0; i < g.m.rows; i++) {
+    var row = [];
+    for (var j = 0; j < g.m.cols; j++) {
+      over.dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + g.left + (j + 0.5) * g.cell,
+                                                       clientY: box.top + g.top + (i + 0.5) * g.cell,
+                                                       bubbles: true }));
+      row.push(tip.textContent);
+    }
+    out.push(row);
+  }
+  return out;
+}(%s, %s, %s, %s))"""
+
+
 class BrowserError(Exception):
     pass
 

@@ -31,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
-from browser import browser_test  # noqa: E402
+from browser import HOVER_CELLS, browser_test  # noqa: E402
 
 TALLY = support.Tally()
 check = TALLY.check
@@ -70,26 +70,6 @@ def load(path):
         return json.load(f)
 
 
-# In the page: hovers every cell of one figure and returns the tooltip texts, row by row.
-HOVER = """(function (type, layer, head, values) {
-  var pick = document.getElementById('pick-values');
-  if (values) { pick.value = values; pick.dispatchEvent(new Event('change')); }
-  var fig = document.querySelector('section.sentence:not([hidden]) figure[data-type="' + type +
-                                   '"][data-layer="' + layer + '"][data-head="' + head + '"]');
-  var g = fig.minimt, over = fig.querySelectorAll('canvas')[1], box = over.getBoundingClientRect();
-  var tip = document.getElementById('minimt-tip'), out = [];
-  for (var i = 0; i < g.m.rows; i++) {
-    var row = [];
-    for (var j = 0; j < g.m.cols; j++) {
-      over.dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + g.left + (j + 0.5) * g.cell,
-                                                       clientY: box.top + g.top + (i + 0.5) * g.cell,
-                                                       bubbles: true }));
-      row.push(tip.textContent);
-    }
-    out.push(row);
-  }
-  return out;
-}(%s, %s, %s, %s))"""
 
 PANEL = """(function () {
   var panel = document.getElementById('minimt-panel');
@@ -155,7 +135,7 @@ def check_tooltips(browser, page, sentence):
         for values, suffix, name in (("weights", "_attention", "weight"), ("scores", "_scores", "scores (before the softmax)"),
                                      ("norms", "_weighted_norms", "weight \u00d7 norm")):
             with browser.page("file://" + page, until="#minimt-status") as p:
-                tips = p.evaluate(HOVER % (json.dumps(kind), layer, head, json.dumps(values)))
+                tips = p.evaluate(HOVER_CELLS % (json.dumps(kind), layer, head, json.dumps(values)))
             want = sentence[key + suffix][layer][head]
             bad = []
             for i, row in enumerate(want):
@@ -198,7 +178,7 @@ def check_given(browser, page, svg, document):
     check(differ, "the score dump: the model agrees with every given token (the test needs one it does not)")
     with browser.page("file://" + page, until="#minimt-status") as p:
         texts = p.evaluate(TEXTS)
-        tips = p.evaluate(HOVER % ('"cross"', 0, 0, "null"))
+        tips = p.evaluate(HOVER_CELLS % ('"cross"', 0, 0, "null"))
     check("target (given)" in texts["dt"], "score page: the texts say %r, want 'target (given)'" % texts["dt"])
     check(texts["columns"] and all("target (given)" in c for c in texts["columns"]),
           "score page: the right-hand column is described as %r" % texts["columns"])

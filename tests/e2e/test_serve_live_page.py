@@ -34,7 +34,7 @@ MODEL = os.path.join(ROOT, "models", "en-fr")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from serve_support import Server, Tally, wait_for  # noqa: E402
-from browser import Browser  # noqa: E402
+from browser import HOVER_CELLS, Browser  # noqa: E402
 
 SENTENCE = "The black cat sees the small dog."
 LENS = 5  # the form's logit lens: that many tokens per layer and position
@@ -64,31 +64,6 @@ STATE = """(function () {
   };
 }())"""
 
-# Hovers every cell of one figure with the values menu on `values`: the tooltips, row by row.
-HOVER = """(function (type, layer, head, values) {
-  var pick = document.getElementById('pick-values');
-  if (!pick || !pick.querySelector('option[value="' + values + '"]')) return null;
-  pick.value = values;
-  pick.dispatchEvent(new Event('change'));
-  var fig = document.querySelector('section.sentence:not([hidden]) figure[data-type="' + type +
-                                   '"][data-layer="' + layer + '"][data-head="' + head + '"]');
-  var g = fig && fig.minimt;
-  if (!g) return null;
-  fig.scrollIntoView();
-  var over = fig.querySelectorAll('canvas')[1], box = over.getBoundingClientRect();
-  var tip = document.getElementById('minimt-tip'), out = [];
-  for (var i = 0; i < g.m.rows; i++) {
-    var row = [];
-    for (var j = 0; j < g.m.cols; j++) {
-      over.dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + g.left + (j + 0.5) * g.cell,
-                                                       clientY: box.top + g.top + (i + 0.5) * g.cell,
-                                                       bubbles: true }));
-      row.push(tip.textContent);
-    }
-    out.push(row);
-  }
-  return out;
-}(%s, %s, %s, %s))"""
 
 # Each cross-attention figure of the shown sentence: [layer, head, masked, caption].
 FIGURES = """Array.prototype.map.call(document.querySelectorAll(
@@ -140,7 +115,7 @@ def send(browser, page, sentence=None, ablate=None, uncheck=()):
 
 def check_cells(t, page, sentence, values, suffix, name):
     for kind, key, layer, head in (("decoder", "decoder_self", 1, 2), ("cross", "cross", 2, 1)):
-        tips = page.evaluate(HOVER % (json.dumps(kind), layer, head, json.dumps(values)))
+        tips = page.evaluate(HOVER_CELLS % (json.dumps(kind), layer, head, json.dumps(values)))
         if not t.check(tips, "%s %s: no such menu entry or figure" % (values, kind)):
             continue
         want = sentence[key + suffix][layer][head]

@@ -27,8 +27,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
-from browser import browser_test  # noqa: E402
-from test_page_numbers import HOVER, f32, rounds_to  # noqa: E402
+from browser import HOVER_CELLS, browser_test  # noqa: E402
+from test_page_numbers import f32, rounds_to  # noqa: E402
 
 TALLY = support.Tally()
 check = TALLY.check
@@ -175,7 +175,7 @@ def check_lens(browser, page, sa, sb):
 
 def check_outputs(browser, page, sa, sb):
     with browser.page("file://" + page, until="#minimt-status") as p:
-        tips = p.evaluate(HOVER % ('"cross"', 0, 0, "null"))
+        tips = p.evaluate(HOVER_CELLS % ('"cross"', 0, 0, "null"))
     bad = []
     for t, token in enumerate(sb["output_tokens"]):
         line = tips[t][0].split("\n")[-1]

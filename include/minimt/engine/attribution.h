@@ -14,7 +14,9 @@
 //   occlusion             f_t - f_t with that one token replaced by unk (the length unchanged)
 //
 // The gradients come from minimt's own backward pass (engine/backward/), in float32 whatever
-// the compute type (an int8 or bf16 model on its dequantized weights), batched: the T output
+// the compute type: on each Linear layer's float32 weight where the engine still holds it, else
+// on its packed copy dequantized (an int8 file, or an F16/BF16 file loaded for int8 or bf16
+// compute: the weights that compute the translation), batched: the T output
 // rows (and the m steps of integrated gradients) go through each product of the backward
 // together. Occlusion runs the engine's own forward (the model's compute type), so its f_t are
 // the token log-probabilities minimt reports. Ablated heads stay ablated in every pass.
@@ -79,7 +81,8 @@ class DenseModel;
 }
 
 // Made once per loaded model (it rebuilds float32 copies of the Linear weights that are held
-// only packed, int8 or bf16); attribute() may then run on several threads at once.
+// only packed, int8 or bf16: for an F16, BF16 or int8 file, 4 bytes per weight); config and
+// weights must outlive it. attribute() may then run on several threads at once.
 class Attributor {
  public:
   Attributor(const Architecture& config, const ModelWeights& weights);

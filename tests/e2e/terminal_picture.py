@@ -25,7 +25,7 @@ MODES = ("plain", "shading", "256", "truecolor")
 
 
 def scales():
-    with open(os.path.join(ROOT, "src", "app", "view", "colour_scales.json"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "src", "app", "views", "page", "colour_scales.json"), encoding="utf-8") as f:
         return json.load(f)
 
 

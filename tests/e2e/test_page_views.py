@@ -29,7 +29,7 @@ import support  # noqa: E402
 from browser import browser_test  # noqa: E402
 from test_view_browser import page_status  # noqa: E402
 
-VIEW = os.path.join(support.ROOT, "src", "app", "view")
+VIEW = os.path.join(support.ROOT, "src", "app", "views", "page")
 TALLY = support.Tally()
 check = TALLY.check
 

@@ -101,7 +101,7 @@ def run_on_terminal(minimt, args, env):
 
 
 def sequential_colour(root, weight):
-    with open(os.path.join(root, "src", "app", "view", "colour_scales.json"), encoding="utf-8") as f:
+    with open(os.path.join(root, "src", "app", "views", "page", "colour_scales.json"), encoding="utf-8") as f:
         stops = json.load(f)["sequential"]["stops"]
     last = len(stops) - 1
     x = min(1.0, max(0.0, weight)) * last

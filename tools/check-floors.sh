@@ -68,13 +68,14 @@ done
 # a record says (output records) happen in app, where a second front end finds them. So src/cli
 # may include from app only these: the requests and their runs, where lines come from, the
 # files and the terminal, the attention page of minimt view and the terminal heatmaps of
-# minimt show (a dump read and drawn, nothing decoded).
+# minimt show (a dump read and drawn, nothing decoded), and the table of request options the
+# flags of translate and score are made from.
 # From engine it may include only blas_runtime.h (the process's BLAS threads and core type) and
 # kernel_registry.h (minimt info lists the kernels this CPU runs; the registry chooses them).
 # A new app header a subcommand needs goes here only if it decodes, records and selects nothing.
-cli_app_headers=(request.h request_plan.h request_run.h heads_run.h line_source.h line_reader.h
-                 output_file.h output_writer.h progress.h attention_view.h attention_show.h
-                 serving_queue.h generation_defaults.h)
+cli_app_headers=(request.h request_options.h request_plan.h request_run.h heads_run.h line_source.h
+                 line_reader.h output_file.h output_writer.h progress.h attention_view.h
+                 attention_show.h serving_queue.h generation_defaults.h)
 cli_engine_headers=(blas_runtime.h kernel_registry.h)
 # minimt tokenize prints the ids the encoder reads (Translator::source_ids); it translates nothing.
 cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translate/translator.h")

@@ -76,7 +76,8 @@ std::string default_model_dir();
 // CPU cannot run it.
 std::shared_ptr<const Model> load_model(const std::string& option,
                                         const std::string& compute_type = "");
-// --compute-type TYPE, into target (which holds the default).
+// --compute-type TYPE, into target (which holds the default): the request option's flag, made
+// from its row (request_flags.cpp) for info and heads as for translate.
 void add_compute_type_option(CLI::App& command, std::string& target);
 
 // --sentences LIST (1,4-6) into `target`, for the commands that read a dump (view, show).

@@ -28,12 +28,8 @@ struct LineRunArgs {
 // Runs translate or score (args.request.kind); returns the exit status.
 int run_lines(LineRunArgs& args);
 
-// -m, --compute-type, --mask-heads, --max-length (translate only), -i, -o, --format,
-// --threads, --batch-size, --fail-fast, -q; returns -i.
-CLI::Option* add_io_options(CLI::App& command, LineRunArgs& args);
-// --dump-attention, --dump-types, --dump-layers, --dump-heads, --view, --show, --color, --width,
-// --rollout.
-void add_attention_options(CLI::App& command, LineRunArgs& args);
-// --align, --align-layer, --align-heads, --align-rule.
-void add_align_options(CLI::App& command, LineRunArgs& args);
+// -m, the request options' flags (request_flags.h) and the command's own: -i, -o, --format,
+// -q, --dump-attention, --view, --color, --width; returns -i.
+CLI::Option* add_line_options(CLI::App& command, LineRunArgs& args);
+
 }  // namespace minimt::cli

@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 #include <climits>
 #include <cstdlib>
-#include <iostream>
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
@@ -92,16 +91,6 @@ void add_model_option(CLI::App& command, std::string& target) {
       ->type_name("DIR|NAME");
 }
 
-void add_compute_type_option(CLI::App& command, std::string& target) {
-  command
-      .add_option("--compute-type", target,
-                  "number format of the matrix products: float32, int8 (weights per output "
-                  "channel, activations per row; faster) or bf16 (CPUs with AVX512_BF16); "
-                  "default: int8 for a model minimt convert wrote in int8, else float32")
-      ->type_name("TYPE")
-      ->check(CLI::IsMember({"float32", "int8", "bf16"}));
-}
-
 std::vector<ModelFolder> model_search_path() {
   std::vector<ModelFolder> folders;
   std::vector<std::string> real_paths;  // a folder reached twice (a link, a prefix) is one place
@@ -174,32 +163,6 @@ std::string resolve_model_dir(const std::string& option) {
     }
   }
   return default_model_dir();
-}
-
-std::shared_ptr<const Model> load_model(const std::string& option,
-                                        const std::string& compute_type) {
-  const char* word = std::getenv("MINIMT_KERNELS");
-  LoadOptions options;
-  try {
-    options.kernel = choose_linear_kernel(word ? word : "");
-  } catch (const Error& e) {
-    throw Error(std::string("MINIMT_KERNELS: ") + e.what());
-  }
-  if (!linear_kernel_supported(options.kernel))
-    throw Error("MINIMT_KERNELS=" + to_string(options.kernel) + ": the " +
-                to_string(options.kernel) + " kernel does not run on this CPU (it runs " +
-                to_string(best_linear_kernel()) + ")");
-  options.int8_kernel = int8_kernel_matching(options.kernel);
-  if (!compute_type.empty()) {
-    options.compute_type = parse_compute_type(compute_type);
-    if (const std::string reason = compute_type_unsupported_reason(*options.compute_type);
-        !reason.empty())
-      throw Error("--compute-type " + compute_type + ": " + reason);
-  }
-  auto model = Model::load(resolve_model_dir(option), options);
-  for (const std::string& warning : model->config().warnings)
-    std::cerr << "minimt: warning: " << warning << "\n";
-  return model;
 }
 
 }  // namespace minimt::cli

@@ -18,9 +18,7 @@ void add_score_options(CLI::App& command, LineRunArgs& args) {
       "SOURCE<TAB>TARGET lines of a file or stdin; prints the log-probability (natural log, "
       "eos included) of each target");
   args.request.kind = RequestKind::kScore;
-  CLI::Option* input = add_io_options(command, args);
-  add_attention_options(command, args);
-  add_align_options(command, args);
+  CLI::Option* input = add_line_options(command, args);
   command
       .add_option("pair", args.texts,
                   "SOURCE TARGET, SOURCE TARGET, ...: pairs of arguments; with none, read lines")

@@ -1,17 +1,15 @@
 // minimt serve: the model loaded once, translation, scoring and attention over HTTP for many
 // clients (src/serve/), their sentences batched together by app's ServingQueue. SIGTERM or
 // SIGINT stops it: no new connection is accepted, every request accepted is answered, exit 0.
-#include <signal.h>
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include "cli/commands.h"
+#include "cli/stop_on_signal.h"
 #include "minimt/app/io/output_writer.h"
 #include "minimt/base/text_input.h"
 #include "serve/endpoints.h"
@@ -105,48 +103,6 @@ void add_serve_options(CLI::App& command, ServeArgs& args) {
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
 }
-
-// SIGTERM and SIGINT, received by one thread of their own (blocked in every other), stop the
-// server. Made before any other thread, so that each inherits the mask; the server is named
-// once it exists (a signal before that stops it then). They stay blocked after it: the process
-// is ending, and a second signal must not kill it while it answers.
-class StopOnSignal {
- public:
-  StopOnSignal() {
-    sigemptyset(&signals_);
-    sigaddset(&signals_, SIGTERM);
-    sigaddset(&signals_, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
-    watcher_ = std::thread([this] {
-      int received = 0;
-      sigwait(&signals_, &received);
-      if (done_) return;
-      fprintf(stderr, "minimt serve: stopping: answering the requests accepted\n");
-      for (;; std::this_thread::sleep_for(std::chrono::milliseconds(10))) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (done_) return;
-        if (server_) return server_->stop();
-      }
-    });
-  }
-  // The server a signal stops from now on; nullptr before it goes away.
-  void stops(serve::HttpServer* server) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    server_ = server;
-  }
-  ~StopOnSignal() {
-    done_ = true;
-    pthread_kill(watcher_.native_handle(), SIGTERM);  // wakes it if no signal did
-    watcher_.join();
-  }
-
- private:
-  sigset_t signals_;
-  std::atomic<bool> done_{false};
-  std::mutex mutex_;
-  serve::HttpServer* server_ = nullptr;
-  std::thread watcher_;
-};
 
 // Each connection is a descriptor: the soft limit raised to what --connections needs (within
 // the hard limit, which an administrator sets).

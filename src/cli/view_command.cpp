@@ -2,23 +2,17 @@
 // of heatmaps, and optionally as static SVGs; two dumps of the same sentences as the page of
 // their difference, B - A.
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <memory>
 #include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
+#include "cli/view_svgs.h"
 #include "minimt/app/io/output_file.h"
 #include "minimt/app/views/attention_view.h"
 #include "minimt/base/error.h"
-#include "minimt/base/visible_text.h"
 
 namespace minimt::cli {
 namespace {
@@ -48,55 +42,6 @@ std::string default_output(const std::vector<std::string>& dumps) {
   }
   if (dumps[0].empty() || dumps[0] == "-") return "attention.html";
   return without_json(dumps[0]) + ".html";
-}
-
-// PREFIX-TYPE.svg for each type of each sentence shown (PREFIX-N-TYPE.svg if several); with
-// two dumps, their difference: `before` is the sentence of A.
-struct SvgFile {
-  std::string path;
-  const DumpSentence* sentence;
-  std::string type;
-  const DumpSentence* before = nullptr;
-};
-
-// The runs compared, for the SVGs of a difference.
-struct Comparison {
-  const NamedDump* a = nullptr;
-  const NamedDump* b = nullptr;
-  float scale = 0;  // the page's: the largest |B - A|
-};
-
-std::vector<SvgFile> svg_files(const AttentionDump& dump, const std::string& prefix,
-                               std::vector<int> numbers, const AttentionDump* before = nullptr) {
-  if (numbers.empty())
-    for (const DumpSentence& s : dump.sentences) numbers.push_back(s.number);
-  std::vector<SvgFile> files;
-  for (int n : numbers) {  // each once, and in the dump (parse_sentence_ranges)
-    const DumpSentence& sentence = dump.sentences.at(n - 1);
-    const DumpSentence* in_a = before ? &before->sentences.at(n - 1) : nullptr;
-    for (const AttentionMatrices& m : sentence.attention) {
-      if (m.layers() == 0 || m.heads.empty()) continue;
-      if (in_a && !in_a->find(m.type)) continue;  // a difference needs the type in both
-      files.push_back(
-          {prefix + (numbers.size() > 1 ? "-" + std::to_string(n) : "") + "-" + m.type + ".svg",
-           &sentence, m.type, in_a});
-    }
-  }
-  return files;
-}
-
-void write_svg(const SvgFile& svg_file, const Comparison& runs) {
-  std::ostringstream svg;
-  if (svg_file.before)
-    write_difference_svg(*svg_file.before, *svg_file.sentence, svg_file.type, runs.a->name,
-                         runs.b->name, runs.scale, svg);
-  else
-    write_attention_svg(*svg_file.sentence, svg_file.type, svg);
-  OutputFile file(svg_file.path);
-  file.write(svg.str());
-  file.commit();
-  std::cerr << "minimt: wrote " << visible_text(svg_file.path) << " ("
-            << human_size(svg.str().size(), true) << ")\n";
 }
 
 // The page for `dump` and what it holds.
@@ -200,41 +145,6 @@ void add_view_options(CLI::App& command, ViewArgs& args) {
 }
 
 }  // namespace
-
-CLI::Option* add_sentences_option(CLI::App& command, std::vector<std::string>& target) {
-  return command
-      .add_option("--sentences", target,
-                  "only these sentences, e.g. 1,4-6 (numbered from 1; default: all)")
-      ->type_name("LIST")
-      ->allow_extra_args(false)  // one argument each time: the dump after it stays the dump
-      ->delimiter(',')
-      ->check(CLI::Validator(
-          [](std::string& item) {
-            return is_sentence_range(item) ? std::string()
-                                           : "not a sentence number or range: " + item;
-          },
-          "N|N-M"));
-}
-
-AttentionDump read_dump_file(const std::string& path) {
-  if (path == "-") return read_attention_dump(std::cin, "stdin");
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored))
-    throw IoError("cannot read " + path + ": it is a directory, not a dump");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot read " + path + ": " + std::strerror(errno));
-  return read_attention_dump(in, path);
-}
-
-void report_view(const std::string& path, const ViewSummary& summary, size_t bytes,
-                 bool difference) {
-  std::cerr << "minimt: wrote " << (path == "-" ? "the page to stdout" : visible_text(path)) << ": "
-            << summary.sentences << " sentence" << (summary.sentences == 1 ? "" : "s") << ", "
-            << summary.heatmaps << " heatmaps" << (difference ? " of B - A" : "") << " (+"
-            << summary.averages << " head averages"
-            << (summary.rollouts ? ", +" + std::to_string(summary.rollouts) + " rollouts" : "")
-            << "), " << human_size(static_cast<long long>(bytes), true) << "\n";
-}
 
 Command add_view(CLI::App& app) {
   return add_command<ViewArgs>(app, "view", add_view_options, run_view);

@@ -204,16 +204,17 @@ std::string Endpoints::options_json() {
   nlohmann::json list = nlohmann::json::array();
   for (const RequestOption& option : request_options()) {
     nlohmann::json endpoints = nlohmann::json::array();
-    if (option.uses & kForTranslate) endpoints.push_back("/v1/translate");
-    if (option.uses & kForScore) endpoints.push_back("/v1/score");
-    if (option.uses & (kForTranslate | kForAttention)) endpoints.push_back("/v1/attention");
+    if (serves(option, kForTranslate)) endpoints.push_back("/v1/translate");
+    if (serves(option, kForScore)) endpoints.push_back("/v1/score");
+    if (serves(option, kForAttention)) endpoints.push_back("/v1/attention");
+    if (endpoints.empty()) continue;  // the command line's only (threads, ...)
     list.push_back(
         {{"name", option.name},
          {"alias", option.alias.empty() ? nlohmann::json() : nlohmann::json(option.alias)},
          {"type", option_type_name(option.type)},
          {"endpoints", endpoints},
          {"example", nlohmann::json::parse(option.example)},
-         {"help", option.help}});
+         {"help", option_help(option, FieldSpelling::kJson)}});
   }
   return nlohmann::json{{"options", list}}.dump() + "\n";
 }

@@ -165,7 +165,7 @@ ServeInput read_serve_input(const std::string& body, Endpoint endpoint, const Re
     if (const auto [said, first] = named.emplace(option->name, key); !first)
       throw bad(printable(key), "'" + printable(said->second) + "' and '" + printable(key) +
                                     "' name the same option: give one");
-    if (option->name == "ablate_heads") request.mask_heads_named = key;
+    if (option->named_in) request.*option->named_in = key;
     input.given.insert(option->name);
     option->set(request, option_value(*option, value));
   }

@@ -2,10 +2,12 @@
 // names the field, what plan_request derives from a request on the hand model, and run_request
 // over lines in memory and in a file, with a sink that keeps what it is given.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "minimt/app/run/request.h"
+#include "minimt/app/run/request_options.h"
 #include "minimt/app/run/request_plan.h"
 #include "minimt/app/run/request_run.h"
 #include "test_support.h"
@@ -127,6 +129,61 @@ TEST_CASE("check_request: combinations that cannot run, in the option's or the J
         "--threads 1024 times --batch-size 65536 is more than 65536 lines at once");
   request.threads = 1;
   CHECK(refusal(request).first.empty());  // exactly the limit
+}
+
+TEST_CASE("request options: check_request reads each row's range, items and problem", "[request]") {
+  int ranged = 0;
+  for (const RequestOption& option : request_options()) {
+    INFO(option.name);
+    Request request;
+    REQUIRE(option.get);
+    if (option.range && option.type == OptionType::kInteger) {
+      option.set(request, static_cast<long long>(option.range->low) - 1);
+    } else if (option.range && option.type == OptionType::kNumber) {
+      const float low = static_cast<float>(option.range->low);
+      option.set(request, static_cast<double>(std::nextafter(low, -1e30f)));
+    } else if (option.range && option.type == OptionType::kIntegerList) {
+      option.set(request, std::vector<long long>{static_cast<long long>(option.range->low) - 1});
+    } else if (option.problem && option.type == OptionType::kText) {
+      option.set(request, std::string("nonsense"));
+    } else if (option.problem && option.type == OptionType::kTextList) {
+      option.set(request, std::vector<std::string>{"nonsense"});
+    } else {
+      continue;
+    }
+    ++ranged;
+    const auto [message, field] = refusal(request);
+    CHECK(field == option.name);
+    CHECK(message.rfind(field_name(option.name, FieldSpelling::kOption) + ": ", 0) == 0);
+  }
+  CHECK(ranged >= 15);
+  Request request;
+  request.record.dump_heads = {-1};
+  CHECK(refusal(request, FieldSpelling::kJson).first ==
+        "dump_heads: '-1' is not a head number (heads are numbered from 0)");
+  request = Request();
+  request.search.max_length = 2000000;  // integers whole, not 1.04858e+06
+  CHECK(refusal(request).first == "--max-length: 2000000 is not in [0, 1048576]");
+}
+
+TEST_CASE("request options: help spelled for each front end, defaults from Request", "[request]") {
+  const RequestOption* n_best = find_request_option("n_best", kForTranslate);
+  REQUIRE(n_best);
+  CHECK(option_help(*n_best, FieldSpelling::kOption).find("(K <= --beam-size)") !=
+        std::string::npos);
+  CHECK(option_help(*n_best, FieldSpelling::kJson).find("(K <= beam_size)") != std::string::npos);
+  CHECK(find_request_option("mask_heads", kForScore) ==
+        find_request_option("ablate_heads", kForScore));
+  CHECK(find_request_option("threads", kForTranslate) == nullptr);  // the command line's only
+  CHECK(find_request_option("n_best", kForScore) == nullptr);
+  for (const RequestOption& option : request_options()) {
+    INFO(option.name);
+    if (option.name == "beam_size") CHECK(option.shown_default == "1");
+    if (option.name == "temperature") CHECK(option.shown_default == "1");
+    if (option.name == "align_rule") CHECK(option.shown_default == "union");
+    CHECK(!option.help.empty());
+    CHECK(option.example.empty() == ((option.uses & kNotServed) != 0));
+  }
 }
 
 TEST_CASE("plan_request: what the translator records follows what the request reads", "[request]") {

@@ -1,25 +1,23 @@
 // check_request: every check of a Request that needs no model, in one place (request.h).
 
-#include <algorithm>
-#include <iterator>
 #include <random>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
-#include "minimt/app/analysis/alignment.h"
 #include "minimt/app/io/usable_cores.h"
-#include "minimt/app/record/dump_schema.h"
 #include "minimt/app/run/request.h"
-#include "minimt/app/views/terminal_heatmap.h"
-#include "minimt/engine/compute_type.h"
+#include "minimt/app/run/request_options.h"
 
 namespace minimt {
 namespace {
 
 namespace limits = request_limits;
 
-// Numbers in messages as people write them: 0.001 rather than 0.001000.
-std::string number_text(double value) {
+// Numbers in messages as people write them: 0.001 rather than 0.001000, 1048576 whole.
+template <typename Number>
+std::string number_text(Number value) {
+  if constexpr (std::is_integral<Number>::value) return std::to_string(value);
   std::ostringstream text;
   text << value;
   return text.str();
@@ -50,44 +48,46 @@ class Checker {
   FieldSpelling spelling_;
 };
 
+// A value as its row of the table says: a number in its range (compared in the field's type),
+// each item of a list, a text (an empty one is the default).
+void check_value(const RequestOption& option, const OptionValue& value, const Checker& check) {
+  const std::string& field = option.name;
+  const std::optional<OptionRange>& range = option.range;
+  switch (option.type) {
+    case OptionType::kInteger:
+      if (range)
+        check.range(field, std::get<long long>(value), static_cast<long long>(range->low),
+                    static_cast<long long>(range->high));
+      break;
+    case OptionType::kNumber:
+      if (range)
+        check.range(field, static_cast<float>(std::get<double>(value)),
+                    static_cast<float>(range->low), static_cast<float>(range->high));
+      break;
+    case OptionType::kText:
+      if (option.problem && !std::get<std::string>(value).empty())
+        check.problem(field, option.problem(std::get<std::string>(value)));
+      break;
+    case OptionType::kTextList:
+      if (option.problem)
+        for (const std::string& item : std::get<std::vector<std::string>>(value))
+          check.problem(field, option.problem(item));
+      break;
+    case OptionType::kIntegerList:
+      for (long long item : std::get<std::vector<long long>>(value))
+        if (range && !(item >= range->low && item <= range->high))
+          check.problem(field, "'" + std::to_string(item) + "' is not " + option.item);
+      break;
+    case OptionType::kUnsigned:
+    case OptionType::kBoolean:
+      break;
+  }
+}
+
 void check_values(const Request& request, const Checker& check) {
-  const SearchSettings& s = request.search;
-  check.range("max_length", s.max_length, 0, limits::kMaxLength);
-  check.range("beam_size", s.beam_size, 1, limits::kMaxBeamSize);
-  if (s.n_best) check.range("n_best", *s.n_best, 1, limits::kMaxBeamSize);
-  check.range("length_penalty", s.length_penalty, -limits::kMaxLengthPenalty,
-              limits::kMaxLengthPenalty);
-  check.range("temperature", s.temperature, limits::kMinTemperature, limits::kMaxTemperature);
-  check.range("top_k", s.top_k, 0, limits::kMaxTopK);
-  check.range("top_p", s.top_p, limits::kMinTopP, 1.0f);
-  check.range("no_repeat_ngram_size", s.no_repeat_ngram_size, 0, limits::kMaxNgram);
-  check.range("repetition_penalty", s.repetition_penalty, 1e-6f, limits::kMaxRepetitionPenalty);
-  const RecordSettings& r = request.record;
-  for (const std::string& type : r.dump_types) check.problem("dump_types", dump_type_problem(type));
-  for (int head : r.dump_heads)
-    if (head < 0) check.problem("dump_heads", "heads are numbered from 0");
-  for (int head : r.align_heads)
-    if (head < 0) check.problem("align_heads", "heads are numbered from 0");
-  check.problem("align_rule",
-                align_rule_problem(r.align_rule.empty() ? default_align_rule() : r.align_rule));
-  check.range("alternatives", r.alternatives, 0, limits::kMaxAlternatives);
-  check.range("logit_lens", r.logit_lens, 0, limits::kMaxAlternatives);
-  if (r.show) {
-    try {
-      parse_heatmap_choice(*r.show);
-    } catch (const Error& e) {
-      check.problem("show", e.what());
-    }
-  }
-  if (!request.compute_type.empty()) {
-    try {
-      parse_compute_type(request.compute_type);
-    } catch (const Error& e) {
-      check.problem("compute_type", e.what());
-    }
-  }
-  check.range("threads", request.threads, 0, limits::kMaxThreads);
-  check.range("batch_size", request.batch_size, 1, limits::kMaxBatchSize);
+  for (const RequestOption& option : request_options())
+    if (const std::optional<OptionValue> value = option.get(request))
+      check_value(option, *value, check);
 }
 
 // The combinations no single value can refuse on its own.
@@ -147,31 +147,6 @@ void check_request(const Request& request, FieldSpelling spelling) {
   const Checker check(spelling);
   check_values(request, check);
   check_combinations(request, check);
-}
-
-std::string dump_type_problem(const std::string& type) {
-  if (dump_schema::find_attention_type(type)) return "";
-  std::string names;  // "encoder, decoder or cross"
-  const size_t count = std::size(dump_schema::kAttentionTypes);
-  for (size_t i = 0; i < count; ++i)
-    names += (i == 0           ? ""
-              : i + 1 == count ? " or "
-                               : ", ") +
-             std::string(dump_schema::kAttentionTypes[i].type);
-  return "'" + type + "' is not " + names;
-}
-
-std::string align_rule_problem(const std::string& rule) {
-  try {
-    parse_align_rule(rule);
-    return "";
-  } catch (const Error& e) {
-    return e.what();
-  }
-}
-
-const char* default_align_rule() {
-  return to_string(kDefaultAlignRule);
 }
 
 bool complete_seed(Request& request) {

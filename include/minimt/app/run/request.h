@@ -83,7 +83,8 @@ struct Request {
   std::string mask_heads_named;
 };
 
-// The values the fields may take; the CLI's option checks read the same numbers.
+// The values the fields may take: the ranges of the options' table (request_options.h) and
+// the checks of combinations read them.
 namespace request_limits {
 inline constexpr int kMaxLength = 1 << 20;
 inline constexpr int kMaxBeamSize = 256;                // also the most n_best
@@ -116,17 +117,12 @@ class RequestError : public Error {
   std::string field_;
 };
 
-// Everything that can be checked without the model: each value in its range, the combinations
+// Everything that can be checked without the model: each value as its option in the table of
+// request options says (request_options.h: its range, its items, its text), the combinations
 // that cannot run (n_best above beam_size, sampling with a beam, rollout with nothing to add
 // it to, too many lines or hypotheses at once). Throws RequestError.
 // (rollout, dump_scores, dump_vectors, dump_norms and logit_lens add to a dump or a page.)
 void check_request(const Request& request, FieldSpelling spelling = FieldSpelling::kOption);
-
-// Single values, for front ends that check as they parse (the CLI's option validators): the
-// problem with the value, or "" when it is fine. check_request applies the same checks.
-std::string dump_type_problem(const std::string& type);  // "'x' is not encoder, decoder or cross"
-std::string align_rule_problem(const std::string& rule);
-const char* default_align_rule();
 
 // A sampling request without a seed gets a fresh random one; true when it did, so that the
 // front end can tell the user (a run they liked can then be repeated).

@@ -74,7 +74,7 @@ done
 # A new app header a subcommand needs goes here only if it decodes, records and selects nothing.
 cli_app_headers=(request.h request_plan.h request_run.h heads_run.h line_source.h line_reader.h
                  output_file.h output_writer.h progress.h attention_view.h attention_show.h
-                 serving_queue.h generation_defaults.h)
+                 serving_queue.h generation_defaults.h model_info.h model_search.h)
 cli_engine_headers=(blas_runtime.h kernel_registry.h)
 # minimt tokenize prints the ids the encoder reads (Translator::source_ids); it translates nothing.
 cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translate/translator.h")

@@ -106,10 +106,10 @@ class Model:
             raise OptionError("sources and targets: give as many of each (%d and %d)"
                               % (len(source_lines), len(target_lines)), "targets")
         for i, (s, t) in enumerate(zip(source_lines, target_lines)):
-            if "\t" in s or "\t" in t:
+            if b"\t" in s or b"\t" in t:
                 raise OptionError("item %d: a source or target with a tab cannot be scored "
                                   "(the tab separates them)" % i, "sources")
-        lines = [s + "\t" + t for s, t in zip(source_lines, target_lines)]
+        lines = [s + b"\t" + t for s, t in zip(source_lines, target_lines)]
         return _results(self._run(True, lines, options, attention), single)
 
     def _run(self, scoring, lines, options, attention):
@@ -220,9 +220,9 @@ def load_dump(path):
 
 
 class View:
-    """minimt's attention page for some results: shown inline by Jupyter (_repr_html_, in
-    its own frame so that two pages never clash), written by .save(path) as `minimt view`
-    writes it."""
+    """minimt's attention page for some results: shown inline by Jupyter (_repr_html_: the
+    page in a frame of its own, its document and script apart from the notebook's and from any
+    other page's), written by .save(path) as `minimt view` writes it."""
 
     def __init__(self, results, title=""):
         if isinstance(results, Result):
@@ -237,8 +237,8 @@ class View:
             f.write(self.html)
 
     def _repr_html_(self):
-        return ('<iframe srcdoc="%s" style="width: 100%%; height: 640px; border: 0" '
-                'sandbox="allow-scripts"></iframe>' % _html.escape(self.html, quote=True))
+        return ('<iframe srcdoc="%s" style="width: 100%%; height: 640px; border: 0">'
+                '</iframe>' % _html.escape(self.html, quote=True))
 
 
 def view(results, title=""):
@@ -247,11 +247,22 @@ def view(results, title=""):
 
 
 def _lines(texts, name):
+    """The texts as UTF-8 bytes, and whether one str was given."""
     if isinstance(texts, str):
-        return [texts], True
+        return [_utf8(texts)], True
     if isinstance(texts, (list, tuple)) and all(isinstance(t, str) for t in texts):
-        return list(texts), False
+        return [_utf8(t) for t in texts], False
     raise OptionError("%s: expected a str or a list of str" % name, name)
+
+
+def _utf8(text):
+    # A str from undecodable bytes (os.fsdecode, surrogateescape) goes back to those bytes, and a
+    # lone surrogate to its bytes, so that the line fails as it fails from a file ("invalid
+    # UTF-8 at byte N"), alone, in its result's .error; the other lines are translated.
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 def _results(results, single):

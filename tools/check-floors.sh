@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a lower floor reaches a higher one (docs/architecture.md):
-#   base < engine < model < app < serve < cli   (serve: minimt serve's front end)
+#   base < engine < model < app < python < serve < cli   (python: the Python module's front end,
+#   serve: minimt serve's, which the CLI starts)
 # 1. includes: no file of a floor includes a header of a higher floor;
 # 2. symbols: no floor's library needs a minimt symbol that only a higher floor's library
 #    defines (so the linker would need the higher floor), read with nm from BUILD_DIR;
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-floors=(base engine model app serve cli)
+floors=(base engine model app python serve cli)
 failures=0
 
 rank() { local i; for i in "${!floors[@]}"; do [[ ${floors[$i]} == "$1" ]] && echo "$i"; done; return 0; }

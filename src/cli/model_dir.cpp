@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -22,27 +21,13 @@ std::string executable_dir() {
   return path.substr(0, path.find_last_of('/'));
 }
 
-std::string variable(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
 }  // namespace
 
 const ModelEnvironment& model_environment() {
-  static const ModelEnvironment env = [] {
-    ModelEnvironment e;
-    e.minimt_model = variable("MINIMT_MODEL");
-    e.minimt_model_path = variable("MINIMT_MODEL_PATH");
-    e.minimt_kernels = variable("MINIMT_KERNELS");
-    e.xdg_data_home = variable("XDG_DATA_HOME");
-    e.home = variable("HOME");
-    e.program_dir = executable_dir();
-    // A build tree (CMake's cache beside the executable) takes its models from the source
-    // tree's models/; an installed minimt from PREFIX/share/minimt/models.
-    e.build_tree = file_size(e.program_dir + "/CMakeCache.txt") >= 0;
-    return e;
-  }();
+  // A build tree (CMake's cache beside the executable) takes its models from the source tree's
+  // models/; an installed minimt from PREFIX/share/minimt/models.
+  static const ModelEnvironment env = read_model_environment(
+      executable_dir(), file_size(executable_dir() + "/CMakeCache.txt") >= 0);
   return env;
 }
 

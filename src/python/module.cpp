@@ -33,12 +33,6 @@ std::string variable(const char* name) {
 // build tree BUILD/python/minimt (BUILD holds CMakeCache.txt), installed
 // PREFIX/lib/python3/dist-packages/minimt (the models in PREFIX/share/minimt/models).
 ModelEnvironment module_environment(const std::string& module_dir) {
-  ModelEnvironment env;
-  env.minimt_model = variable("MINIMT_MODEL");
-  env.minimt_model_path = variable("MINIMT_MODEL_PATH");
-  env.minimt_kernels = variable("MINIMT_KERNELS");
-  env.xdg_data_home = variable("XDG_DATA_HOME");
-  env.home = variable("HOME");
   // PREFIX/share/minimt/models and BUILD/../models are found from the program's folder's parent.
   const auto real = [](const std::string& path) {
     char* resolved = realpath(path.c_str(), nullptr);
@@ -47,9 +41,8 @@ ModelEnvironment module_environment(const std::string& module_dir) {
     return result;
   };
   const std::string build = real(module_dir + "/../..");
-  env.build_tree = file_size(build + "/CMakeCache.txt") >= 0;
-  env.program_dir = env.build_tree ? build : real(module_dir + "/../../..");
-  return env;
+  const bool build_tree = file_size(build + "/CMakeCache.txt") >= 0;
+  return read_model_environment(build_tree ? build : real(module_dir + "/../../.."), build_tree);
 }
 
 // A loaded model, shared by the calls that run it (pybind11 holds no pointer to const).

@@ -65,7 +65,24 @@ std::string model_argument(const std::string& word, const ModelEnvironment& env)
   return is_model_name(word) ? find_model(word, env) : word;
 }
 
+std::string variable(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
 }  // namespace
+
+ModelEnvironment read_model_environment(const std::string& program_dir, bool build_tree) {
+  ModelEnvironment env;
+  env.minimt_model = variable("MINIMT_MODEL");
+  env.minimt_model_path = variable("MINIMT_MODEL_PATH");
+  env.minimt_kernels = variable("MINIMT_KERNELS");
+  env.xdg_data_home = variable("XDG_DATA_HOME");
+  env.home = variable("HOME");
+  env.program_dir = program_dir;
+  env.build_tree = build_tree;
+  return env;
+}
 
 std::vector<ModelFolder> model_search_path(const ModelEnvironment& env) {
   std::vector<ModelFolder> folders;

@@ -1,7 +1,7 @@
 // Which model directory a front end's model argument names, and loading it: a path as given, or a
 // name looked up along the model search path; without one, $MINIMT_MODEL, else the shipped
-// models/en-fr next to the build or install tree. The front end reads the environment and says
-// where its program lives (ModelEnvironment); nothing here calls getenv.
+// models/en-fr next to the build or install tree. The front end says where its program lives
+// and reads the environment (read_model_environment), once; the search reads only that.
 #pragma once
 
 #include <memory>
@@ -27,6 +27,11 @@ struct ModelEnvironment {
   // as CMake's install prefix says.
   std::string installed_models;
 };
+
+// The variables above read from this process's environment (io is the room that reads the
+// process's outside: descriptors and the environment; a front end calls this), with the
+// program's folder and whether it is a build tree as the front end knows them.
+ModelEnvironment read_model_environment(const std::string& program_dir, bool build_tree);
 
 // A folder that holds models, one directory each, and why it is searched: "MINIMT_MODEL_PATH",
 // "user models", "installed" or "build tree".

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a lower floor reaches a higher one (docs/architecture.md):
-#   base < engine < model < app < serve < cli   (serve: minimt serve's front end)
+#   base < engine < model < app < python < serve < cli   (python: the Python module's front end,
+#   serve: minimt serve's, which the CLI starts)
 # 1. includes: no file of a floor includes a header of a higher floor;
 # 2. symbols: no floor's library needs a minimt symbol that only a higher floor's library
 #    defines (so the linker would need the higher floor), read with nm from BUILD_DIR;
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-floors=(base engine model app serve cli)
+floors=(base engine model app python serve cli)
 failures=0
 
 rank() { local i; for i in "${!floors[@]}"; do [[ ${floors[$i]} == "$1" ]] && echo "$i"; done; return 0; }
@@ -75,7 +76,8 @@ done
 # A new app header a subcommand needs goes here only if it decodes, records and selects nothing.
 cli_app_headers=(request.h request_options.h request_plan.h request_run.h heads_run.h line_source.h
                  line_reader.h output_file.h output_writer.h progress.h attention_view.h
-                 attention_show.h serving_queue.h generation_defaults.h)
+                 attention_show.h serving_queue.h generation_defaults.h model_info.h
+                 model_search.h)
 cli_engine_headers=(blas_runtime.h kernel_registry.h)
 # minimt tokenize prints the ids the encoder reads (Translator::source_ids); it translates nothing.
 cli_exceptions=("src/cli/tokenize_command.cpp:minimt/app/translate/translator.h")

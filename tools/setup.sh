@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages minimt needs (only the missing ones), then configures and builds
 # into build/. Safe to run again: with nothing missing and nothing changed it takes a second.
-#   tools/setup.sh [--tests] [--packages "extra debian packages"] [--no-build]
+#   tools/setup.sh [--tests] [--python] [--packages "extra debian packages"] [--no-build]
 # Alone, it installs what building and running need and builds minimt with its man page and
 # completions (the README's first command). --tests adds what the tests need (PyTorch, Chromium,
 # man, zsh, fish: tools/test.sh passes it) and builds every target; so does a plain run in a
@@ -17,10 +17,18 @@ packages=(g++ cmake ninja-build pkg-config libcli11-dev nlohmann-json3-dev libse
 # generator), PyTorch and the rest.
 test_packages=(catch2 make python3 python3-torch python3-sentencepiece chromium man-db zsh fish
   qemu-user)
-tests=0 build=1
+# The Python module (--python, and with the tests): pybind11, Python's headers and numpy; the
+# notebook's run needs nbconvert, a Python kernel and matplotlib.
+python_packages=(pybind11-dev python3-dev python3-numpy)
+notebook_packages=(jupyter-nbconvert python3-ipykernel python3-matplotlib)
+tests=0 build=1 python=0
 while (($#)); do
   case $1 in
-    --tests) tests=1 && packages+=("${test_packages[@]}") ;;
+    --tests)
+      tests=1 python=1
+      packages+=("${test_packages[@]}" "${python_packages[@]}" "${notebook_packages[@]}")
+      ;;
+    --python) python=1 && packages+=("${python_packages[@]}") ;;
     --packages)
       read -r -a extra <<<"${2:-}"
       packages+=("${extra[@]}")
@@ -62,13 +70,22 @@ fi
 if [[ ! -f build/CMakeCache.txt ]]; then
   testing=OFF
   ((tests)) && testing=ON
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=$testing >/dev/null
-elif ((tests)) && grep -q '^BUILD_TESTING:BOOL=OFF$' build/CMakeCache.txt; then
-  cmake -S . -B build -DBUILD_TESTING=ON >/dev/null
+  module=OFF
+  ((python)) && module=ON
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=$testing \
+    -DMINIMT_PYTHON_MODULE=$module >/dev/null
+else
+  if ((tests)) && grep -q '^BUILD_TESTING:BOOL=OFF$' build/CMakeCache.txt; then
+    cmake -S . -B build -DBUILD_TESTING=ON >/dev/null
+  fi
+  if ((python)) && ! grep -q '^MINIMT_PYTHON_MODULE:BOOL=ON$' build/CMakeCache.txt; then
+    cmake -S . -B build -DMINIMT_PYTHON_MODULE=ON >/dev/null
+  fi
 fi
 # The first command builds only what running needs; tests and the benchmark helper come with
 # --tests, or once they have been built.
 targets=(--target minimt minimt_cli_docs)
+if ((python)); then targets+=(minimt_python); fi
 if ((tests)) || [[ -x build/tests/minimt_tests ]]; then
   targets=()
 fi

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "minimt/app/io/model_search.h"
 #include "minimt/app/views/attention_view.h"
 #include "minimt/model/model.h"
 
@@ -46,30 +47,14 @@ Command add_serve(CLI::App& app);
 
 // -m,--model for `command`, stored in `target` (translate, info, tokenize, vocab).
 void add_model_option(CLI::App& command, std::string& target);
-// --model, else $MINIMT_MODEL, else the shipped models/en-fr next to the build or install tree.
-// --model and $MINIMT_MODEL are a directory path, or a name looked up by find_model.
+// What app's model search reads of this process's environment (model_search.h), read once.
+const ModelEnvironment& model_environment();
+// --model, else $MINIMT_MODEL, else the shipped models/en-fr next to the build or install tree
+// (model_search.h's resolve_model_dir with model_environment()).
 std::string resolve_model_dir(const std::string& option);
 
-// A folder that holds models, one directory each, and why it is searched: "MINIMT_MODEL_PATH",
-// "user models", "installed" or "build tree".
-struct ModelFolder {
-  std::string path;
-  std::string origin;
-};
-// The folders --model NAME looks in, in order: each of $MINIMT_MODEL_PATH (colon-separated),
-// ~/.local/share/minimt/models ($XDG_DATA_HOME/minimt/models when set), then the installed models:
-// PREFIX/share/minimt/models of this executable's install tree (the source tree's models/ for a
-// build tree) and of the install prefix minimt was built for. Each folder once.
-std::vector<ModelFolder> model_search_path();
-// True when `word` is a model name rather than a path: no '/' and no directory of that name here.
-bool is_model_name(const std::string& word);
-// FOLDER/NAME for the first folder of model_search_path() holding NAME/config.json; throws Error
-// naming every folder looked in.
-std::string find_model(const std::string& name);
-// The shipped en-fr next to the build or install tree, or the prefix minimt was built for.
-std::string default_model_dir();
-
-// Loads the model named by --model (resolve_model_dir) with the kernel $MINIMT_KERNELS asks for:
+// Loads the model named by --model (resolve_model_dir) with the kernel $MINIMT_KERNELS asks for
+// and prints its warnings on stderr:
 // avx512, avx2, generic or openblas (unset or "auto": the fastest this CPU runs).
 // compute_type is a --compute-type word (float32, int8 or bf16), or "" for the model file's;
 // int8 runs the int8 kernel of the instruction set MINIMT_KERNELS names. Throws Error when this

@@ -115,7 +115,7 @@ bool same_dir(const std::string& dir, const std::string& real_target) {
 
 int run_models(const ModelsArgs& args) {
   // Folder names and config strings come from the file system: printed through visible_text.
-  const std::vector<ModelFolder> folders = model_search_path();
+  const std::vector<ModelFolder> folders = model_search_path(model_environment());
   if (args.path) {
     for (const ModelFolder& folder : folders)
       std::cout << visible_text(folder.path) << "\t" << folder.origin << folder_state(folder.path)

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "minimt/base/human_size.h"  // human_size, for the subcommands
+
 namespace minimt::cli {
 
 // The problem with `text` as a number of type Number in [low, high], "" for none: anything but
@@ -24,8 +26,8 @@ template <typename Number>
 CLI::Validator number_check(Number low, Number high, bool describe = true) {
   std::ostringstream range;
   if (describe)
-    range << (std::is_integral<Number>::value ? "INT" : "FLOAT") << " in [" << low << " - "
-          << high << "]";
+    range << (std::is_integral<Number>::value ? "INT" : "FLOAT") << " in [" << low << " - " << high
+          << "]";
   return CLI::Validator(
       [low, high](std::string& text) { return number_problem<Number>(text, low, high); },
       range.str());
@@ -58,9 +60,5 @@ std::vector<int> parse_numbers(const std::string& option, const std::string& lis
 // Throws Error for other items and for numbers past `count`, the sentences there are.
 std::vector<int> parse_sentence_ranges(const std::vector<std::string>& items, int count);
 bool is_sentence_range(const std::string& text);
-
-// A file size for people: "6.7 MB", "11.5 KB", "512 B". With whole_kb, kilobytes are rounded to
-// whole ones and sizes under 1 KB are given in KB too ("49 KB", "0 KB"), as view reports pages.
-std::string human_size(long long bytes, bool whole_kb = false);
 
 }  // namespace minimt::cli

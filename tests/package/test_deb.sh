@@ -67,6 +67,10 @@ in_root "$root" '
   check "minimt translate --model en-fr" \
     "$(as_tester "minimt translate --model en-fr \"The black cat sees the small dog.\"")" \
     "Le chat noir voit le petit chien."
+  # apt installs the recommended python3 and python3-numpy: the module works from the home folder.
+  check "python3: import minimt, the installed model, arrays" \
+    "$(as_tester "python3 -c '"'"'import minimt; r = minimt.Model().translate(\"I am a student.\", attention=True); print(r.text, r.cross_attention.shape, minimt.Model().directory)'"'"'")" \
+    "Je suis étudiant. (3, 4, 5, 6) /usr/share/minimt/models/en-fr"
   # A bare Debian 12 has no man: install it as a user would, then read the page.
   apt-get install -y -qq man-db >/dev/null 2>&1
   check "man -w minimt" "$(man -w minimt 2>&1)" "/usr/share/man/man1/minimt.1.gz"

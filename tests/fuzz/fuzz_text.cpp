@@ -6,6 +6,7 @@
 #include "minimt/app/io/line_reader.h"
 #include "minimt/app/record/attention_dump.h"
 #include "minimt/app/record/dump_reader.h"
+#include "minimt/app/record/dump_recorder.h"
 #include "minimt/app/translate/batch_runner.h"
 #include "minimt/app/translate/translator.h"
 #include "minimt/model/model.h"
@@ -22,8 +23,9 @@ void as_sentence(const std::string& text) {
   options.record_attention = true;
   std::vector<minimt::Translation> result = translator().translate({text}, options);
   std::ostringstream dump;
-  minimt::AttentionDumpWriter writer(dump, translator().model());
-  writer.add(result.at(0));
+  const minimt::DumpRecorder recorder(translator().model());
+  minimt::AttentionDumpWriter writer(dump, recorder.header());
+  writer.add(recorder.record(result.at(0), 1));
   writer.finish();
   // What minimt wrote, minimt view must read back.
   std::istringstream in(dump.str());

@@ -66,6 +66,17 @@ int depth(const json& selection, const char* key, const std::string& name) {
 
 }  // namespace
 
+std::vector<std::string> string_list(const json& value, const std::string& where) {
+  if (value.is_null()) return {};
+  if (!value.is_array()) throw Error(where + " is not a list");
+  std::vector<std::string> out;
+  for (const json& item : value) {
+    if (!item.is_string()) throw Error(where + " holds something other than strings");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
 std::string string_field(const json& object, const char* key, const std::string& where) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return "";
@@ -105,6 +116,29 @@ Selection read_selection(const json& document, const std::string& name, Attentio
   out.decoder_depth = depth(selection, schema::kDecoderDepth, name);
   dump.masked_heads = string_field(document, schema::kMaskedHeads, name);
   out.masked = masked_heads(dump.masked_heads, name);
+  dump.kept.heads = out.heads;
+  dump.kept.all_layers = out.layers.is_null();
+  if (out.layers.is_array())
+    for (const json& x : out.layers)
+      if (x.is_number_integer()) dump.kept.layers.push_back(x.get<int>());
+  dump.kept.encoder_layers = out.encoder_layers;
+  dump.kept.decoder_layers = out.decoder_layers;
+  dump.kept.encoder_depth = out.encoder_depth;
+  dump.kept.decoder_depth = out.decoder_depth;
+  return out;
+}
+
+Selection kept_selection(const AttentionDump& header) {
+  const DumpKept& kept = header.kept;
+  Selection out;
+  out.heads = kept.heads;
+  out.heads_given = true;
+  out.layers = kept.all_layers ? json() : json(kept.layers);
+  out.encoder_layers = kept.encoder_layers;
+  out.decoder_layers = kept.decoder_layers;
+  out.encoder_depth = kept.encoder_depth;
+  out.decoder_depth = kept.decoder_depth;
+  out.masked = masked_heads(header.masked_heads, header.model);
   return out;
 }
 

@@ -22,10 +22,13 @@ struct Selection {
   std::set<std::tuple<std::string, int, int>> masked;  // (type, layer number, head number)
 };
 
-// The dump's selection and masked heads; also sets dump.types and dump.masked_heads. Throws
-// Error, prefixed with `name`, for a malformed one.
+// The dump's selection and masked heads; also sets dump.types, dump.kept and dump.masked_heads.
+// Throws Error, prefixed with `name`, for a malformed one.
 Selection read_selection(const nlohmann::json& document, const std::string& name,
                          AttentionDump& dump);
+
+// What reading `header` (a dump's document, as DumpRecorder makes it) back would give.
+Selection kept_selection(const AttentionDump& header);
 
 // The labels of a type's `count` layers: the numbers the writer resolved when it wrote them,
 // else what dump_layer_labels makes of "layers".
@@ -38,6 +41,9 @@ int model_layers(const dump_schema::AttentionType& type, const Selection& select
 
 // Sets m.masked from the selection's masked heads, by m's layer labels and head numbers.
 void mark_masked(AttentionMatrices& m, const Selection& selection);
+
+// A list of strings; none if `value` is null. Throws Error naming `where` for anything else.
+std::vector<std::string> string_list(const nlohmann::json& value, const std::string& where);
 
 // object[key] as a string ("" if absent or null); throws Error if it is something else.
 std::string string_field(const nlohmann::json& object, const char* key, const std::string& where);

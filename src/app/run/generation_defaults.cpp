@@ -6,7 +6,7 @@
 namespace minimt {
 namespace {
 
-std::string number_text(float value) {
+std::string setting_text(float value) {
   std::ostringstream out;
   out << value;
   return out.str();
@@ -38,7 +38,7 @@ std::string apply_generation_defaults(Request& request, const ModelConfig& confi
     taken += (taken.empty() ? "" : ", ") + field_name(name, spelling) + " " + text(*value);
   };
   auto integer = [](int v) { return std::to_string(v); };
-  auto real = [](float v) { return number_text(v); };
+  auto real = [](float v) { return setting_text(v); };
   // Sampling draws one path: the model's beams are for searching.
   if (!s.sample) take("beam_size", &GenerationSettings::beam_size, s.beam_size, integer);
   take("length_penalty", &GenerationSettings::length_penalty, s.length_penalty, real);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "minimt/app/record/dump_recorder.h"
 #include "minimt/app/run/head_mask_spec.h"
 #include "minimt/app/translate/target_prefix.h"
 #include "minimt/base/from_end.h"

@@ -62,8 +62,11 @@ RequestRun::RequestRun(const Model& model, const RequestPlan& plan, RecordSink& 
       attention_(attention),
       model_(model),
       page_options_(std::move(page_options)) {
-  if (plan.request.record.dump_attention) dump_.emplace(*attention.dump, model, plan.selection);
-  if (plan.request.record.view) page_writer_.emplace(page_dump_, model, plan.selection);
+  const RecordSettings& record = plan.request.record;
+  if (record.dump_attention || record.view) recorder_.emplace(model, plan.selection);
+  if (record.dump_attention) dump_.emplace(*attention.dump, recorder_->header());
+  if (record.view) page_.emplace(recorder_->header());
+  if (plan.show) show_recorder_.emplace(model, plan.show_selection);
 }
 
 void RequestRun::render(LineBatch& batch) const {
@@ -73,7 +76,7 @@ void RequestRun::render(LineBatch& batch) const {
     Translation& t = batch.translations[i];
     batch.records.push_back(make_record_(t, batch.first_line + i, per_line));
     // Only the alignment needed it.
-    if (!dump_ && !page_writer_ && !plan_.show) t.attention.reset();
+    if (!recorder_ && !plan_.show) t.attention.reset();
     for (Translation& entry : t.n_best) entry.attention.reset();
   }
 }
@@ -86,23 +89,22 @@ bool RequestRun::write(LineBatch& batch) {
     if (plan_.show) records_.picture(picture(t, batch.first_line + i));
     if (!t.ok()) ++summary_.failures;
     if (!records_.write(batch.records[i])) return false;
-    if (dump_) dump_->add(t);
-    if (page_writer_) page_writer_->add(t);
+    if (recorder_) {
+      const int number = page_ ? static_cast<int>(page_->sentences.size()) + 1 : 0;
+      DumpSentence sentence = recorder_->record(t, number);
+      if (dump_) dump_->add(sentence);
+      if (page_) page_->sentences.push_back(std::move(sentence));
+    }
     ++summary_.written;
     if (!t.ok() && plan_.request.fail_fast) return false;
   }
   return records_.batch_written(summary_.written);
 }
 
-// The line's attention written as a one-sentence dump and read back, as minimt show reads one.
+// The line's attention as a one-sentence dump, drawn as minimt show draws one.
 std::string RequestRun::picture(const Translation& t, long long line) const {
-  std::ostringstream text;
-  AttentionDumpWriter writer(text, model_, plan_.show_selection);
-  writer.add(t);
-  writer.finish();
-  std::istringstream in(text.str());
-  AttentionDump dump = read_attention_dump(in, "the attention of line " + std::to_string(line));
-  dump.sentences.at(0).number = static_cast<int>(line);
+  AttentionDump dump = show_recorder_->header();
+  dump.sentences.push_back(show_recorder_->record(t, static_cast<int>(line)));
   ShowOptions options;
   options.choice = *plan_.show;
   options.style = attention_.show_style;
@@ -112,12 +114,9 @@ std::string RequestRun::picture(const Translation& t, long long line) const {
 
 RunSummary RequestRun::finish() {
   if (dump_) dump_->finish();
-  if (page_writer_) {
-    page_writer_->finish();
-    std::istringstream in(page_dump_.str());
-    page_dump_.str("");
-    summary_.page = write_attention_page(read_attention_dump(in, "the attention of this run"),
-                                         *attention_.page, page_options_);
+  if (page_) {
+    summary_.page = write_attention_page(*page_, *attention_.page, page_options_);
+    page_.reset();
   }
   return summary_;
 }

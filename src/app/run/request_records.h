@@ -5,10 +5,10 @@
 #pragma once
 
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "minimt/app/record/attention_dump.h"
+#include "minimt/app/record/dump_recorder.h"
 #include "minimt/app/run/output_record.h"
 #include "minimt/app/run/request_plan.h"
 #include "minimt/app/run/request_run.h"
@@ -56,9 +56,10 @@ class RequestRun {
   RecordSink& records_;
   const AttentionSinks attention_;
   const Model& model_;
+  std::optional<DumpRecorder> recorder_;  // of the dump and the page
   std::optional<AttentionDumpWriter> dump_;
-  std::ostringstream page_dump_;  // the page's dump, read back at the end
-  std::optional<AttentionDumpWriter> page_writer_;
+  std::optional<AttentionDump> page_;          // the page's sentences, drawn at the end
+  std::optional<DumpRecorder> show_recorder_;  // of record.show's heatmaps
   const ViewOptions page_options_;
   RunSummary summary_;
 };

@@ -1,9 +1,8 @@
 #include "minimt/app/views/head_page.h"
 
 #include <cmath>
-#include <sstream>
 
-#include "minimt/app/record/attention_dump.h"
+#include "minimt/app/record/dump_recorder.h"
 #include "minimt/app/views/head_report.h"
 
 namespace minimt {
@@ -57,11 +56,11 @@ AttentionDump record_examples(const Translator& translator, const std::vector<Se
   std::vector<std::string> lines;
   for (size_t i = 0; i < pairs.size() && static_cast<int>(i) < count; ++i)
     lines.push_back(pairs[i].source + '\t' + pairs[i].reference);
-  std::stringstream dump;
-  AttentionDumpWriter writer(dump, translator.model());
-  for (const Translation& t : translator.translate(lines, options)) writer.add(t);
-  writer.finish();
-  return read_attention_dump(dump, "the examples' attention");
+  const DumpRecorder recorder(translator.model());
+  AttentionDump dump = recorder.header();
+  for (const Translation& t : translator.translate(lines, options))
+    dump.sentences.push_back(recorder.record(t, static_cast<int>(dump.sentences.size()) + 1));
+  return dump;
 }
 
 ViewSummary write_head_page(const HeadAnalysis& analysis, const AttentionDump& examples,

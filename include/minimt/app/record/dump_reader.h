@@ -1,100 +1,15 @@
-// Reads attention dumps (attention_dump.h writes them; dump_schema.h names their parts) into
-// matrices for the viewer (attention_view.h).
+// Reads attention dumps (attention_dump.h writes them; dump_schema.h names their parts) into the
+// dump in memory (dump.h), as the recorder (dump_recorder.h) makes it, for the views.
 #pragma once
 
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "minimt/app/record/dump_schema.h"
+#include "minimt/app/record/dump.h"
 
 namespace minimt {
-
-// One attention type of one sentence, as the dump holds it; or one of a type's extras
-// (dump_schema.h: scores, vectors, norms), whose rows and cols are the lengths of its two inner
-// lists (head norms: one column).
-struct AttentionMatrices {
-  std::string type;                       // "encoder", "decoder", "cross"; an extra's key
-  std::vector<std::string> layer_labels;  // one per layer in the dump: "0", "2", or "-1"
-  int model_layers = 0;                   // the model's layers of this stack; 0: not known
-  std::vector<int> heads;                 // head numbers, one per head in the dump
-  int rows = 0, cols = 0;                 // queries, keys
-  std::vector<float> values;              // [layers][heads][rows][cols]
-  // [layers][heads]: 1 for a head --mask-heads switched off (the dump's "masked_heads"), whose
-  // weights are all 0; empty when none is.
-  std::vector<char> masked;
-
-  int layers() const { return static_cast<int>(layer_labels.size()); }
-  float at(int layer, int head, int row, int col) const {
-    return values[((static_cast<size_t>(layer) * heads.size() + head) * rows + row) * cols + col];
-  }
-  bool is_masked(int layer, int head) const {
-    return !masked.empty() && masked[static_cast<size_t>(layer) * heads.size() + head];
-  }
-  // The positions (into `heads`) of layer `layer`'s heads that are not masked: what its average
-  // is over. Every head when all are masked (their average is then 0 as theirs is).
-  std::vector<int> averaged_heads(int layer) const;
-  // The mean of those heads' weights, [rows][cols].
-  std::vector<float> head_average(int layer) const;
-};
-
-// A rollout matrix (--rollout; rollout.h) as the dump holds it: [rows][cols].
-struct DumpRollout {
-  bool present = false;  // false: the dump has none
-  int rows = 0, cols = 0;
-  std::vector<float> values;
-  float at(int row, int col) const { return values[static_cast<size_t>(row) * cols + col]; }
-};
-
-struct DumpSentence {
-  int number = 0;  // 1-based position in the dump
-  std::string source, translation;
-  std::string error;  // not empty: the sentence failed and has no matrices
-  std::vector<std::string> source_tokens, decoder_input_tokens, output_tokens;
-  std::vector<float> output_log_probs;  // one per output token, or none (older dumps)
-  int given_tokens = 0;  // the first output tokens given (score's target, a prefix), not predicted
-  // Per output token, or none: the most likely tokens there and their probabilities.
-  std::vector<std::vector<std::pair<std::string, float>>> alternatives;
-  std::vector<AttentionMatrices>
-      attention;  // in the order encoder, decoder, cross; only those present
-  // The extras present (--dump-scores, --dump-vectors, --dump-norms), each under its key in
-  // .type, in the dump's order; a score under the causal mask (null in the dump) is NaN.
-  std::vector<AttentionMatrices> extras;
-  // --logit-lens: per decoder layer in the dump, per decoder position, the most likely tokens
-  // there and their probabilities; empty without it.
-  std::vector<std::vector<std::vector<std::pair<std::string, float>>>> layer_predictions;
-  std::vector<std::string> lens_layer_labels;  // one per entry of layer_predictions
-  DumpRollout encoder_rollout;                 // [source tokens][source tokens]
-  DumpRollout cross_rollout;                   // [decoder input tokens][source tokens]
-  bool blank() const { return error.empty() && source_tokens.empty(); }
-  // The tokens along one axis of a matrix.
-  const std::vector<std::string>& tokens(dump_schema::Axis axis) const {
-    return axis == dump_schema::Axis::kSource ? source_tokens : decoder_input_tokens;
-  }
-  // The matrices of one type; nullptr if the dump has none.
-  const AttentionMatrices* find(const std::string& type) const {
-    for (const AttentionMatrices& m : attention)
-      if (m.type == type) return &m;
-    return nullptr;
-  }
-  // An extra by its key ("cross_scores"); nullptr if the dump has none.
-  const AttentionMatrices* find_extra(const std::string& key) const {
-    for (const AttentionMatrices& m : extras)
-      if (m.type == key) return &m;
-    return nullptr;
-  }
-};
-
-struct AttentionDump {
-  std::string model;
-  std::string compute_type;        // float32, int8 or bf16; "" in dumps written before it was kept
-  std::string masked_heads;        // --mask-heads as "cross:2:1,..."; "" for none
-  std::vector<std::string> notes;  // what the scores include for this model ("notes")
-  std::vector<std::string> types;  // from "selection": what the dump was asked to keep
-  std::vector<DumpSentence> sentences;
-};
 
 // Checks and converts a parsed dump; `name` prefixes error messages. Throws Error when the
 // document is not a minimt-attention dump of version 1 or a matrix does not match its tokens,

@@ -1,6 +1,6 @@
-// The attention dump's format, shared by its writer (attention_dump.cpp) and its reader
-// (dump_reader.cpp): the key names and, per attention type, which tokens index its rows and
-// columns. The page (src/app/views/page/) reads the viewer's own data, not the dump.
+// The attention dump's format, shared by its recorder, writer and reader (the table of
+// src/app/record/dump_keys.cpp): the key names and, per attention type, which tokens index its
+// rows and columns. The page (src/app/views/page/) reads the viewer's own data, not the dump.
 //
 // {"format": "minimt-attention", "version": 1, "model": DIR,
 //  "compute_type": "float32", "int8" or "bf16",

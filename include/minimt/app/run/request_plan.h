@@ -3,7 +3,7 @@
 #pragma once
 
 #include "minimt/app/analysis/alignment.h"
-#include "minimt/app/record/attention_dump.h"
+#include "minimt/app/record/dump.h"
 #include "minimt/app/run/request.h"
 #include "minimt/app/translate/batch_runner.h"
 #include "minimt/app/views/terminal_heatmap.h"
@@ -25,7 +25,7 @@ struct RequestPlan {
 
 // Checks the request (check_request), draws a seed when it samples without one, then checks it
 // against the model: the head mask (RequestError naming mask_heads), the alignment's layer and
-// heads and the dump selection (Error, as alignment.h and attention_dump.h say them), and the
+// heads and the dump selection (Error, as alignment.h and dump_recorder.h say them), and the
 // layer and head record.show names (RequestError naming show).
 RequestPlan plan_request(const Request& request, const Model& model,
                          FieldSpelling spelling = FieldSpelling::kOption);

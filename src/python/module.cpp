@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "minimt/app/io/model_search.h"
+#include "minimt/app/record/attention_dump.h"
 #include "minimt/app/record/dump_reader.h"
 #include "minimt/app/run/request_options.h"
 #include "minimt/app/views/attention_view.h"
@@ -85,6 +86,16 @@ std::string page(const std::vector<std::shared_ptr<SentenceAttention>>& sentence
   options.title = title;
   std::ostringstream out;
   write_attention_page(dump, out, options);
+  return out.str();
+}
+
+// The dump the CLI writes for these sentences (--dump-attention), byte for byte.
+std::string dump_text(const std::vector<std::shared_ptr<SentenceAttention>>& sentences) {
+  const AttentionDump dump = dump_of(sentences);
+  std::ostringstream out;
+  AttentionDumpWriter writer(out, dump);
+  for (const DumpSentence& sentence : dump.sentences) writer.add(sentence);
+  writer.finish();
   return out.str();
 }
 
@@ -173,5 +184,6 @@ PYBIND11_MODULE(_core, m) {
       });
   m.def("page", &page, py::arg("sentences"), py::arg("title") = "");
   m.def("load_dump", &load_dump, py::arg("path"));
+  m.def("dump_text", &dump_text, py::arg("sentences"));
   m.def("options", &options_table);
 }

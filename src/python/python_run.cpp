@@ -1,8 +1,6 @@
 // A Python call's run (python_run.h).
 #include "python/python_run.h"
 
-#include <sstream>
-
 #include "minimt/app/io/line_source.h"
 #include "minimt/app/run/generation_defaults.h"
 #include "minimt/app/run/request_plan.h"
@@ -52,23 +50,18 @@ RunOutput run_lines(const std::shared_ptr<const Model>& model, PythonRequest inp
 
   MemoryLines source(std::move(lines));
   MemorySink sink(output.records);
-  std::ostringstream dump;
   AttentionSinks sinks;
-  if (request.record.dump_attention) sinks.dump = &dump;
+  std::shared_ptr<const AttentionDump> header;  // shared by the call's sentences
+  sinks.sentences = [&](const AttentionDump& dump, DumpSentence sentence) {
+    if (!header) header = std::make_shared<const AttentionDump>(dump);
+    output.attention.push_back(
+        std::make_shared<SentenceAttention>(SentenceAttention{header, std::move(sentence)}));
+  };
   {
     py::gil_scoped_release free;
     run_request(model, plan, source, sink, sinks);
   }
   if (sink.interrupted()) throw py::error_already_set();
-  if (!request.record.dump_attention) return output;
-
-  std::istringstream text(dump.str());
-  auto whole = std::make_shared<AttentionDump>(read_attention_dump(text, "the attention"));
-  std::vector<DumpSentence> sentences = std::move(whole->sentences);
-  whole->sentences.clear();
-  for (DumpSentence& sentence : sentences)
-    output.attention.push_back(
-        std::make_shared<SentenceAttention>(SentenceAttention{whole, std::move(sentence)}));
   return output;
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "minimt/app/record/dump_reader.h"
+#include "minimt/app/record/dump.h"
 #include "minimt/model/model.h"
 #include "python/python_request.h"
 

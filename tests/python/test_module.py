@@ -6,7 +6,8 @@ attention dump bit for bit (float32; NaN where the dump has null), for greedy se
 n-best, sampling with a seed, ablation, alternatives, alignment, every dump key and a layer and
 head selection; load_dump of the CLI's dump gives the same arrays. Also: errors are
 OptionError (a ValueError) or ModelError (an OSError) with the CLI's message; a line that fails
-has its error and the others are translated; two Python threads at once give the results of one
+has its error and the others are translated; to_dump gives the CLI's dump byte for byte; two
+Python threads at once give the results of one
 after the other; Ctrl-C (a KeyboardInterrupt from a signal handler) stops a long batch.
 
     test_module.py --minimt build/minimt [--python-dir build/python]
@@ -116,12 +117,16 @@ def compare(minimt, model, kind, lines, kwargs, flags, scratch, name):
     if dump is not None:
         for i, (result, sentence) in enumerate(zip(results, dump["sentences"])):
             arrays += compare_sentence(name, i, result, sentence)
+        with open(dump_path, encoding="utf-8") as f:
+            if minimt_module.to_dump(results) != f.read():
+                raise support.Mismatch("%s: to_dump is not the CLI's dump byte for byte" % name)
         loaded = minimt_module.load_dump(dump_path)
         for i, (result, again) in enumerate(zip(results, loaded)):
             for key, array in result.arrays.items():
                 if not same_bits(array, again.arrays[key]):
                     raise support.Mismatch("%s line %d: load_dump's %s differs" % (name, i + 1, key))
-    return "%d records identical, %d arrays bit for bit" % (len(records), arrays)
+    return "%d records identical, %d arrays bit for bit%s" % (
+        len(records), arrays, ", to_dump the CLI's dump byte for byte" if dump else "")
 
 
 SENTENCES = ["I am a student.", "the wolves are not sad", "", "Where is the station?",

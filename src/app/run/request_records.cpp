@@ -64,7 +64,7 @@ RequestRun::RequestRun(const Model& model, const RequestPlan& plan, RecordSink& 
       page_options_(std::move(page_options)) {
   const RecordSettings& record = plan.request.record;
   if (record.dump_attention || record.view) recorder_.emplace(model, plan.selection);
-  if (record.dump_attention) dump_.emplace(*attention.dump, recorder_->header());
+  if (record.dump_attention && attention.dump) dump_.emplace(*attention.dump, recorder_->header());
   if (record.view) page_.emplace(recorder_->header());
   if (plan.show) show_recorder_.emplace(model, plan.show_selection);
 }
@@ -93,6 +93,8 @@ bool RequestRun::write(LineBatch& batch) {
       const int number = page_ ? static_cast<int>(page_->sentences.size()) + 1 : 0;
       DumpSentence sentence = recorder_->record(t, number);
       if (dump_) dump_->add(sentence);
+      if (attention_.sentences && plan_.request.record.dump_attention)
+        attention_.sentences(recorder_->header(), page_ ? sentence : std::move(sentence));
       if (page_) page_->sentences.push_back(std::move(sentence));
     }
     ++summary_.written;

@@ -9,7 +9,7 @@ namespace minimt {
 
 RunSummary run_request(std::shared_ptr<const Model> model, const RequestPlan& plan,
                        LineSource& lines, RecordSink& records, const AttentionSinks& attention) {
-  if ((plan.request.record.dump_attention && !attention.dump) ||
+  if ((plan.request.record.dump_attention && !attention.dump && !attention.sentences) ||
       (plan.request.record.view && !attention.page))
     throw Error("run_request: the request records attention and no sink takes it");
   const Translator translator(model);

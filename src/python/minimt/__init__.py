@@ -184,6 +184,10 @@ class Result:
             self._labels = self._attention.labels() if self._attention is not None else {}
         return self._labels
 
+    def to_dump(self):
+        """The attention dump the CLI writes for this one line (--dump-attention), as text."""
+        return to_dump([self])
+
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
@@ -217,6 +221,17 @@ def load_dump(path):
                 record["token_log_probs"] = sentence.output_log_probs
         results.append(Result(record, sentence))
     return results
+
+
+def to_dump(results):
+    """The attention dump the CLI writes for these lines (--dump-attention), as text: the same
+    bytes for the same lines, options and model path. Each result needs its attention."""
+    if isinstance(results, Result):
+        results = [results]
+    sentences = [r._attention for r in results]
+    if not sentences or any(s is None for s in sentences):
+        raise OptionError("to_dump: every result needs its attention (attention=True)", "attention")
+    return _core.dump_text(sentences)
 
 
 class View:

@@ -3,6 +3,7 @@
 // its warnings to stderr; a server would answer its clients with them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -48,6 +49,9 @@ struct AttentionSinks {
   std::ostream* dump = nullptr;  // the dump, streamed as the records are written
   std::ostream* page = nullptr;  // the page, written once every record is
   TerminalStyle show_style;      // how record.show's heatmaps are drawn (RecordSink::picture)
+  // Each line's attention as recorded (record.dump_attention), in input order, with the dump's
+  // header: for a front end that keeps the struct rather than its JSON (the Python module).
+  std::function<void(const AttentionDump& header, DumpSentence sentence)> sentences;
 };
 
 struct RunSummary {

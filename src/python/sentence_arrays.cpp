@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "minimt/app/record/dump_schema.h"
@@ -30,9 +31,10 @@ bool ends_with(const std::string& text, const char* suffix) {
 py::array_t<float> matrices_array(const AttentionMatrices& m) {
   const auto layers = static_cast<py::ssize_t>(m.layers());
   const auto heads = static_cast<py::ssize_t>(m.heads.size());
+  const py::ssize_t cols = std::max(m.cols, 0);  // -1: a width never seen (no layer)
   if (ends_with(m.type, dump_schema::kHeadNormsSuffix))
     return float_array(m.values, {layers, heads, m.rows});
-  return float_array(m.values, {layers, heads, m.rows, m.cols});
+  return float_array(m.values, {layers, heads, m.rows, cols});
 }
 
 std::string attention_key(const AttentionMatrices& m) {

@@ -1,6 +1,7 @@
 // Recording and writing each type's weights and extras (matrix_keys.h).
 #include "app/record/matrix_keys.h"
 
+#include <cstdint>
 #include <limits>
 
 #include "app/record/json_lists.h"
@@ -44,11 +45,17 @@ int extent(const DumpSentence& s, const schema::AttentionType& type, Along along
 }
 
 // An extra of slot's type and shape: value(l, h, i, e) for the model layers written, the heads
-// kept, `rows` entries and `width` numbers in each (1 for kNone), as the reader makes it.
+// kept, `rows` entries and `width` numbers in each (1 for kNone), as the reader makes it. When
+// the record holds fewer rows than that (`recorded`: cross-attention's keys and values are
+// projected at the first decoder step, and --max-length 0 takes none), no layer: the extra is
+// written as [], as the weights of a type with no rows are.
 template <typename Value>
-void record_extra(const Recording& r, const Slot& slot, DumpSentence& s, int width, Value value) {
+void record_extra(const Recording& r, const Slot& slot, DumpSentence& s, int width, Value value,
+                  size_t recorded = SIZE_MAX) {
   const schema::AttentionType& type = *slot.type;
-  const std::vector<int>& layers = r.layers(type);
+  static const std::vector<int> no_layers;
+  const bool unrecorded = recorded < static_cast<size_t>(extent(s, type, slot.row.rows));
+  const std::vector<int>& layers = unrecorded ? no_layers : r.layers(type);
   AttentionMatrices m;
   m.type = slot.key;
   m.heads = r.kept.heads;
@@ -72,8 +79,11 @@ void record_extra(const Recording& r, const Slot& slot, DumpSentence& s, int wid
 template <typename Rows>
 void record_vectors(const Recording& r, const Slot& slot, DumpSentence& s, Rows rows) {
   const InsideRecord& inside = inside_of(r.record, *slot.type);
-  record_extra(r, slot, s, inside.head_dim,
-               [&](int l, int h, int k, int e) { return inside.slice(rows(inside, k), l, h, e); });
+  const size_t recorded =
+      slot.row.rows == Along::kKeys ? inside.keys.size() : inside.queries.size();
+  record_extra(
+      r, slot, s, inside.head_dim,
+      [&](int l, int h, int k, int e) { return inside.slice(rows(inside, k), l, h, e); }, recorded);
 }
 
 }  // namespace

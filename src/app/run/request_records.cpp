@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "minimt/app/views/attention_show.h"
+#include "minimt/base/error.h"
 
 namespace minimt {
 
@@ -111,7 +112,11 @@ std::string RequestRun::picture(const Translation& t, long long line) const {
   options.choice = *plan_.show;
   options.style = attention_.show_style;
   options.header = false;
-  return show_dump(dump, options);
+  try {
+    return show_dump(dump, options);
+  } catch (const Error& e) {  // nothing to draw for this line (no rows): said, the run goes on
+    return "line " + std::to_string(line) + ": no picture: " + e.what() + "\n";
+  }
 }
 
 RunSummary RequestRun::finish() {

@@ -57,6 +57,10 @@ Chosen choose(const DumpSentence& s, const HeatmapChoice& choice) {
   if (!s.error.empty()) throw Error(where + " was not translated: " + s.error);
   if (s.blank()) throw Error(where + " is a blank line: no attention to draw");
   c.m = s.find(choice.type);
+  if (c.m && c.m->layers() == 0 && c.m->empty_layers > 0)
+    throw Error(where + "'s " + type_text(choice.type).name + " has no rows to draw: " +
+                (s.decoder_input_tokens.empty() ? "its translation has no tokens (--max-length 0?)"
+                                                : "it has no tokens"));
   if (!c.m || c.m->layers() == 0 || c.m->heads.empty())
     throw Error(where + " has no " + type_text(choice.type).name +
                 " in the dump (it was written with a selection that leaves it out)");

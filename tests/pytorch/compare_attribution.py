@@ -165,6 +165,32 @@ def check_occlusion_runs(tally, driver, label, model, config, texts, got, ablate
                 % (label, ", heads ablated" if ablate else "", worst), str(bad[:3]))
 
 
+def compare_sentences(errors, reference, texts, got, methods, steps, rule, ablate, what):
+    """Each sentence's attributions (got: the driver's or a JSON Lines record's) against
+    autograd's."""
+    for n, (text, ours) in enumerate(zip(texts, got)):
+        want = reference.attributions(text["source"], text["decoder_input"], text["output"],
+                                      methods, steps, rule, [tuple(a) for a in ablate])
+        f = want["log_probs"]
+        errors.compare("sentence %d %s:" % (n, what), "log_probs", ours["log_probs"], f,
+                       [1e-4] * len(f))
+        for method in methods:
+            for side in ("source", "target"):
+                w = want[method][side]
+                bound = (1e-5 + 1e-3 * w.abs()).nan_to_num(0.0)
+                if method == "integrated_gradients":  # a sum: relative to its terms' size
+                    bound = torch.maximum(bound, 1e-3 * want[method][side + "_terms"])
+                errors.compare("sentence %d %s: %s" % (n, what, side), method,
+                               ours[method][side], w, bound.tolist())
+        if "integrated_gradients" in methods:
+            ig = want["integrated_gradients"]
+            scale = (ig["source"].abs().sum(1) + ig["target"].nan_to_num(0).abs().sum(1) +
+                     torch.tensor(f).abs())
+            errors.compare("sentence %d %s:" % (n, what), "completeness_gap",
+                           ours["integrated_gradients"]["completeness_gap"],
+                           ig["completeness_gap"], (1e-5 + 1e-3 * scale).tolist())
+
+
 def check_model(tally, driver, label, model, compute_type=None, occlusion=True, seed=1):
     reference = Reference(model)
     config = reference.c
@@ -180,27 +206,7 @@ def check_model(tally, driver, label, model, compute_type=None, occlusion=True, 
         what = "%s, %s%s" % (rule, steps, ", heads ablated" if ablate else "")
         if occlusion:
             check_occlusion_runs(tally, driver, label, model, config, texts, got, ablate)
-        for n, (text, ours) in enumerate(zip(texts, got)):
-            want = reference.attributions(text["source"], text["decoder_input"], text["output"],
-                                          methods, steps, rule, [tuple(a) for a in ablate])
-            f = want["log_probs"]
-            errors.compare("sentence %d %s:" % (n, what), "log_probs", ours["log_probs"], f,
-                           [1e-4] * len(f))
-            for method in methods:
-                for side in ("source", "target"):
-                    w = want[method][side]
-                    bound = (1e-5 + 1e-3 * w.abs()).nan_to_num(0.0)
-                    if method == "integrated_gradients":  # a sum: relative to its terms' size
-                        bound = torch.maximum(bound, 1e-3 * want[method][side + "_terms"])
-                    errors.compare("sentence %d %s: %s" % (n, what, side), method,
-                                   ours[method][side], w, bound.tolist())
-            if "integrated_gradients" in methods:
-                ig = want["integrated_gradients"]
-                scale = (ig["source"].abs().sum(1) + ig["target"].nan_to_num(0).abs().sum(1) +
-                         torch.tensor(f).abs())
-                errors.compare("sentence %d %s:" % (n, what), "completeness_gap",
-                               ours["integrated_gradients"]["completeness_gap"],
-                               ig["completeness_gap"], (1e-5 + 1e-3 * scale).tolist())
+        compare_sentences(errors, reference, texts, got, methods, steps, rule, ablate, what)
     print("%-48s %s" % (label, "  ".join("%s %.1e (rel %.1e)" % (m, e, r)
                                          for m, (e, r) in sorted(errors.worst.items()))),
           flush=True)

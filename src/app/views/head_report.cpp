@@ -44,15 +44,13 @@ std::string changed_text(const HeadAnalysis& a) {
 // With --attribution: how often the means of cross heads agree with it (a line of the text).
 std::string attribution_summary(const HeadAnalysis& a) {
   if (!a.attribution) return "";
-  std::string out =
-      std::string("\nattribution ") + enum_name(kAttributionMethodNames, *a.attribution) +
-      ": the share of rows where the largest |attribution| is on the source token the "
-      "mean of the cross heads weighs most:";
+  std::string out = std::string("\nattr_agree of the mean of the cross heads, with ") +
+                    enum_name(kAttributionMethodNames, *a.attribution) + ":";
   const std::vector<double>& layers = a.layer_attribution_agreement;
-  for (size_t l = 0; l < layers.size(); ++l)
-    out += (l ? ", " : " ") + std::string("layer ") + std::to_string(l) + " " + fixed(layers[l], 4);
   if (layers.empty()) return out + " - (no row has two source tokens or more)\n";
-  return out + "; every layer " + fixed(a.all_layers_attribution_agreement, 4) + "\n";
+  for (size_t l = 0; l < layers.size(); ++l)
+    out += (l ? ", layer " : " layer ") + std::to_string(l) + " " + fixed(layers[l], 4);
+  return out + "; every layer's heads " + fixed(a.all_layers_attribution_agreement, 4) + "\n";
 }
 
 // The same in JSON Lines: a record per layer's mean, and one for every layer's.

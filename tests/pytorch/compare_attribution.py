@@ -20,6 +20,7 @@ Ends with "N passed, N failed".
 import json
 import os
 import random
+import re
 import sys
 
 import numpy as np
@@ -126,9 +127,9 @@ def flat(x):
     return [x]
 
 
-def run_driver(driver, model, request):
+def run_driver(driver, model, request, env=None):
     done = support.run([driver], input=json.dumps(dict(request, model=model)), text=True,
-                       timeout=600)
+                       timeout=600, env=env)
     if done.status != 0:
         raise RuntimeError("driver: " + done.err[-600:])
     return json.loads(done.out)["sentences"]
@@ -236,6 +237,11 @@ def check_command(tally, minimt, driver, count=3):
         output = token_ids(minimt, model, "target", target) + [eos]
         texts.append({"source": token_ids(minimt, model, "source", source),
                       "decoder_input": [start] + output[:-1], "output": output})
+    # The backward's products go through OpenBLAS, whose rounding depends on the core it runs:
+    # the driver gets the one minimt chooses (minimt info's "blas core").
+    info = support.run([minimt, "info", "-m", model], text=True).out
+    core = re.search(r"(?m)^blas core +(\w+)", info)
+    blas = {"OPENBLAS_CORETYPE": core.group(1), "OPENBLAS_NUM_THREADS": "1"} if core else None
     errors = Errors(tally, label)
     for steps, rule, ablate in ((32, "gauss_legendre", []),
                                 (8, "riemann_right", [["cross", 0, 1]])):
@@ -250,7 +256,7 @@ def check_command(tally, minimt, driver, count=3):
         got = [dict(r["attributions"], log_probs=r["token_log_probs"]) for r in records]
         engine = run_driver(driver, model, {"methods": METHODS, "ig_steps": steps,
                                             "ig_rule": rule, "ablate": ablate,
-                                            "sentences": texts})
+                                            "sentences": texts}, env=blas)
         what = "%s, %s%s" % (rule, steps, ", heads ablated" if ablate else "")
         for n, (ours, theirs) in enumerate(zip(got, engine)):
             same = all(as_float32(ours[m][k]) == as_float32(theirs[m][k])

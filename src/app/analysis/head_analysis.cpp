@@ -126,13 +126,13 @@ void add_sentence(const ModelConfig& c, const Translation& sentence, std::vector
   // sums it), and the mean of every cross head (w / (layers x heads) each).
   using Rows = std::vector<std::vector<float>>;
   std::vector<Rows> average(layers, Rows(t, std::vector<float>(s, 0.0f)));
-  Rows all(t, std::vector<float>(s, 0.0f));
+  Rows all(attributed ? t : 0, std::vector<float>(s, 0.0f));
   for (int l = 0; l < layers; ++l)
     for (int i = 0; i < t; ++i)
       for (int j = 0; j < s; ++j)
         for (int h = 0; h < c.num_heads; ++h) {
           average[l][i][j] += r.cross(l, h, i, j) / c.num_heads;
-          all[i][j] += r.cross(l, h, i, j) / (layers * c.num_heads);
+          if (attributed) all[i][j] += r.cross(l, h, i, j) / (layers * c.num_heads);
         }
   if (attributed && s >= 2) {  // rows of one key say nothing (add_pattern_rows)
     means.layers.resize(layers);

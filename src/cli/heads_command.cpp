@@ -29,6 +29,7 @@ struct HeadsArgs {
   std::string output;
   std::string format = "text";  // a name of kHeadsFormatNames
   std::string view;             // --view: the grid of heads and example heatmaps as an HTML page
+  std::string attribution;      // --attribution: a name of kAttributionMethodNames, or ""
   bool quiet = false;
 };
 
@@ -60,6 +61,9 @@ void write_view(OutputFile& file, std::shared_ptr<const Model> model, const Head
 
 int run_heads(HeadsArgs& args) {
   enum_value(kHeadsFormatNames, args.format, args.request.format);  // --format checked the name
+  AttributionMethod method{};  // --attribution checked the name too
+  if (enum_value(kAttributionMethodNames, args.attribution, method))
+    args.request.attribution = method;
   std::shared_ptr<const Model> model = load_model(args.model, args.compute_type);
   std::unique_ptr<OutputFile> view;  // created first: a path that cannot be written fails early
   if (!args.view.empty()) {
@@ -119,6 +123,14 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
   command.add_flag("--prune-order", args.request.prune_order,
                    "remove heads one at a time, least important first, and report the "
                    "log-probability (and exact match) after each removal");
+  std::vector<std::string> methods;
+  for (const auto& [name, method] : kAttributionMethodNames) methods.push_back(name);
+  command
+      .add_option("--attribution", args.attribution,
+                  "add attr_agree: how often each cross head weighs most the source token that "
+                  "METHOD's attribution (32 steps for integrated_gradients) finds most important")
+      ->check(CLI::IsMember(methods))
+      ->type_name("METHOD");
   add_ranged_option(command, "--threads", args.request.threads,
                     "passes run in parallel (default 0: one per core)", "N", 0, 1024);
   add_ranged_option(command, "--batch-size", args.request.batch_size, "sentences per pass batch",

@@ -160,4 +160,10 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
   return model;
 }
 
+const Attributor& Model::attributor() const {
+  std::call_once(attributor_made_,
+                 [this] { attributor_ = std::make_unique<Attributor>(config_, weights_); });
+  return *attributor_;
+}
+
 }  // namespace minimt

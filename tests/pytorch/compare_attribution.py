@@ -13,11 +13,14 @@ without and with ablated heads. Each number must be within 1e-5 absolute or 1e-3
 autograd's (occlusion: 1e-5 of the reference's separate forward runs, or 8 float32 ulps of the
 larger log-probability), and each completeness gap equal to the reference's within its
 error: 1e-3 of the sum of the magnitudes it is made of. Prints the largest errors per model.
+Then `minimt score --format jsonl --attribute all` on the shipped model's first held-out pairs:
+its "attributions" are the driver's numbers bit for bit, and held to autograd's the same way.
 Ends with "N passed, N failed".
 """
 import json
 import os
 import random
+import re
 import sys
 
 import numpy as np
@@ -124,9 +127,9 @@ def flat(x):
     return [x]
 
 
-def run_driver(driver, model, request):
+def run_driver(driver, model, request, env=None):
     done = support.run([driver], input=json.dumps(dict(request, model=model)), text=True,
-                       timeout=600)
+                       timeout=600, env=env)
     if done.status != 0:
         raise RuntimeError("driver: " + done.err[-600:])
     return json.loads(done.out)["sentences"]
@@ -165,6 +168,32 @@ def check_occlusion_runs(tally, driver, label, model, config, texts, got, ablate
                 % (label, ", heads ablated" if ablate else "", worst), str(bad[:3]))
 
 
+def compare_sentences(errors, reference, texts, got, methods, steps, rule, ablate, what):
+    """Each sentence's attributions (got: the driver's or a JSON Lines record's) against
+    autograd's."""
+    for n, (text, ours) in enumerate(zip(texts, got)):
+        want = reference.attributions(text["source"], text["decoder_input"], text["output"],
+                                      methods, steps, rule, [tuple(a) for a in ablate])
+        f = want["log_probs"]
+        errors.compare("sentence %d %s:" % (n, what), "log_probs", ours["log_probs"], f,
+                       [1e-4] * len(f))
+        for method in methods:
+            for side in ("source", "target"):
+                w = want[method][side]
+                bound = (1e-5 + 1e-3 * w.abs()).nan_to_num(0.0)
+                if method == "integrated_gradients":  # a sum: relative to its terms' size
+                    bound = torch.maximum(bound, 1e-3 * want[method][side + "_terms"])
+                errors.compare("sentence %d %s: %s" % (n, what, side), method,
+                               ours[method][side], w, bound.tolist())
+        if "integrated_gradients" in methods:
+            ig = want["integrated_gradients"]
+            scale = (ig["source"].abs().sum(1) + ig["target"].nan_to_num(0).abs().sum(1) +
+                     torch.tensor(f).abs())
+            errors.compare("sentence %d %s:" % (n, what), "completeness_gap",
+                           ours["integrated_gradients"]["completeness_gap"],
+                           ig["completeness_gap"], (1e-5 + 1e-3 * scale).tolist())
+
+
 def check_model(tally, driver, label, model, compute_type=None, occlusion=True, seed=1):
     reference = Reference(model)
     config = reference.c
@@ -180,27 +209,72 @@ def check_model(tally, driver, label, model, compute_type=None, occlusion=True, 
         what = "%s, %s%s" % (rule, steps, ", heads ablated" if ablate else "")
         if occlusion:
             check_occlusion_runs(tally, driver, label, model, config, texts, got, ablate)
-        for n, (text, ours) in enumerate(zip(texts, got)):
-            want = reference.attributions(text["source"], text["decoder_input"], text["output"],
-                                          methods, steps, rule, [tuple(a) for a in ablate])
-            f = want["log_probs"]
-            errors.compare("sentence %d %s:" % (n, what), "log_probs", ours["log_probs"], f,
-                           [1e-4] * len(f))
-            for method in methods:
-                for side in ("source", "target"):
-                    w = want[method][side]
-                    bound = (1e-5 + 1e-3 * w.abs()).nan_to_num(0.0)
-                    if method == "integrated_gradients":  # a sum: relative to its terms' size
-                        bound = torch.maximum(bound, 1e-3 * want[method][side + "_terms"])
-                    errors.compare("sentence %d %s: %s" % (n, what, side), method,
-                                   ours[method][side], w, bound.tolist())
-            if "integrated_gradients" in methods:
-                ig = want["integrated_gradients"]
-                scale = (ig["source"].abs().sum(1) + ig["target"].nan_to_num(0).abs().sum(1) +
-                         torch.tensor(f).abs())
-                errors.compare("sentence %d %s:" % (n, what), "completeness_gap",
-                               ours["integrated_gradients"]["completeness_gap"],
-                               ig["completeness_gap"], (1e-5 + 1e-3 * scale).tolist())
+        compare_sentences(errors, reference, texts, got, methods, steps, rule, ablate, what)
+    print_worst(label, errors)
+
+
+def token_ids(minimt, model, side, text):
+    """The ids minimt's tokenizer gives `text` (the source side: as the encoder reads it)."""
+    done = support.run([minimt, "tokenize", "-m", model, "--side", side, text], text=True)
+    if done.status != 0:
+        raise RuntimeError("minimt tokenize: " + done.err[-400:])
+    return [int(n) for n in done.out.rstrip("\n").split("\t")[1].split()]
+
+
+def check_command(tally, minimt, driver, count=3):
+    """`minimt score --format jsonl --attribute all` on the shipped model's first held-out
+    pairs: each record's "attributions" are the engine's (the driver's numbers on the same ids,
+    to the bit) and within the bounds of autograd's, with the default rule and with
+    riemann_right, 8 steps and an ablated head."""
+    model, label = support.SHIPPED, "minimt score --attribute all (shipped model)"
+    pairs = support.heldout_pairs(count)
+    reference = Reference(model)
+    config = reference.c
+    start = config.get("decoder_start_token", config["special_tokens"]["bos"])
+    eos = config["special_tokens"]["eos"]
+    texts = []
+    for source, target in pairs:
+        output = token_ids(minimt, model, "target", target) + [eos]
+        texts.append({"source": token_ids(minimt, model, "source", source),
+                      "decoder_input": [start] + output[:-1], "output": output})
+    # The backward's products go through OpenBLAS, whose rounding depends on the core it runs:
+    # the driver gets the one minimt chooses (minimt info's "blas core").
+    info = support.run([minimt, "info", "-m", model], text=True).out
+    core = re.search(r"(?m)^blas core +(\w+)", info)
+    blas = {"OPENBLAS_CORETYPE": core.group(1), "OPENBLAS_NUM_THREADS": "1"} if core else None
+    errors = Errors(tally, label)
+    for steps, rule, ablate in ((32, "gauss_legendre", []),
+                                (8, "riemann_right", [["cross", 0, 1]])):
+        flags = ["--ig-steps", str(steps), "--ig-rule", rule]
+        flags += ["--ablate-heads", ":".join(map(str, ablate[0]))] if ablate else []
+        done = support.run([minimt, "score", "-m", model, "-q", "--format", "jsonl",
+                            "--attribute", "all", *flags],
+                           input="".join("%s\t%s\n" % p for p in pairs), text=True)
+        if done.status != 0:
+            raise RuntimeError("minimt score: " + done.err[-600:])
+        records = [json.loads(line) for line in done.out.splitlines()]
+        got = [dict(r["attributions"], log_probs=r["token_log_probs"]) for r in records]
+        engine = run_driver(driver, model, {"methods": METHODS, "ig_steps": steps,
+                                            "ig_rule": rule, "ablate": ablate,
+                                            "sentences": texts}, env=blas)
+        what = "%s, %s%s" % (rule, steps, ", heads ablated" if ablate else "")
+        for n, (ours, theirs) in enumerate(zip(got, engine)):
+            same = all(as_float32(ours[m][k]) == as_float32(theirs[m][k])
+                       for m in METHODS for k in theirs[m])
+            tally.check(same and ours["integrated_gradients"]["steps"] == steps and
+                        ours["integrated_gradients"]["rule"] == rule,
+                        "%s: sentence %d %s: the engine's numbers, bit for bit" % (label, n, what))
+        compare_sentences(errors, reference, texts, got, METHODS, steps, rule, ablate, what)
+    print_worst(label, errors)
+
+
+def as_float32(values):
+    """Nested lists of numbers (None kept) as float32: the JSON Lines record writes the shortest
+    text of each float32, the driver its value as a double."""
+    return [None if v is None else np.float32(v) for v in flat(values)]
+
+
+def print_worst(label, errors):
     print("%-48s %s" % (label, "  ".join("%s %.1e (rel %.1e)" % (m, e, r)
                                          for m, (e, r) in sorted(errors.worst.items()))),
           flush=True)
@@ -223,6 +297,8 @@ def main():
             cases = [cases[0], cases[len(TOY) + 3]]
         for label, make in cases:
             tally.case(label, lambda: check_model(tally, args.driver, label, make()))
+        tally.case("minimt score --attribute",
+                   lambda: check_command(tally, minimt, args.driver))
         # int8: minimt convert's file; the gradients on its dequantized weights
         int8 = os.path.join(work, "int8")
         done = support.run([minimt, "convert", "--compute-type", "int8",

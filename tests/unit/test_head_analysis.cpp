@@ -126,6 +126,25 @@ TEST_CASE("head analysis: cross-attention rows and arg-max agreement with the he
   CHECK(*stats.alignment_agreement == near(0.5));
 }
 
+TEST_CASE("head analysis: arg-max agreement with |attribution|, rows of one key left out",
+          "[heads][pattern]") {
+  // Row 0: the head's key 1 is where |attribution| is largest (0.75); row 1: the head's key 0
+  // is not (key 2); a row of one key counts for nothing.
+  const Rows rows = {{0.25f, 0.5f, 0.25f}, {0.5f, 0.25f, 0.25f}};
+  const Rows average = rows;
+  const Rows attribution = {{0.5f, 0.75f, 0.1f}, {0.25f, 0.0f, 0.5f}};  // absolute values
+  PatternStats stats;
+  add_pattern_rows(stats, rows, false, 2, &average, &attribution);
+  const Rows one = {{1.0f}}, one_attribution = {{0.5f}};
+  add_pattern_rows(stats, one, false, 0, &one, &one_attribution);
+  finish_pattern(stats);
+  REQUIRE(stats.attribution_agreement);
+  CHECK(*stats.attribution_agreement == near(0.5));
+  PatternStats without;
+  add_pattern_rows(without, rows, false, 2, &average);
+  CHECK_FALSE(without.attribution_agreement);
+}
+
 TEST_CASE("head analysis: sentences pool their rows; no rows gives zeros, not NaN",
           "[heads][pattern]") {
   // Means over every row of every sentence (2 + 3 rows), not a mean of sentence means; a

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "minimt/engine/attribution.h"
 #include "minimt/engine/compute_type.h"
 #include "minimt/engine/low_precision_weights.h"
 #include "minimt/engine/packed_gemm.h"
@@ -55,6 +57,9 @@ class Model {
   // float32.
   ComputeType default_compute_type() const { return default_compute_type_; }
   Int8Kernel int8_kernel() const { return int8_kernel_; }
+  // The model's one Attributor, made on first use (its float32 copies of weights held only
+  // packed cost memory only when attribution is asked for); thread-safe.
+  const Attributor& attributor() const;
 
  private:
   Model() = default;
@@ -72,6 +77,8 @@ class Model {
   LowPrecisionWeights low_precision_;
 
   std::vector<float> sinusoidal_table_;  // [max_positions, d_model] when small enough
+  mutable std::once_flag attributor_made_;
+  mutable std::unique_ptr<Attributor> attributor_;
 
   void pack_linear_weights(const LoadOptions& options, const WeightSources& sources);
   void tabulate_sinusoidal_positions();

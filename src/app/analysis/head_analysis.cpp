@@ -20,11 +20,13 @@ struct Pass {
 // every result, scored or not, goes to on_result (with the attention recorded).
 Pass score_pass(const Translator& translator, const std::vector<SentencePair>& pairs,
                 const std::shared_ptr<const HeadMask>& mask, int batch_size,
-                const std::function<void(size_t pair, const Translation&)>& on_result = {}) {
+                const std::function<void(size_t pair, const Translation&)>& on_result = {},
+                const AttributionOptions& attribution = {}) {
   TranslateOptions options;
   options.columns = LineColumns::kSourceAndTarget;
   options.head_mask = mask;
   options.record_attention = static_cast<bool>(on_result);
+  options.attribution = attribution;
   Pass pass;
   for (size_t begin = 0; begin < pairs.size(); begin += batch_size) {
     std::vector<std::string> lines;
@@ -83,11 +85,66 @@ int layers_of(const ModelConfig& c, AttentionKind kind) {
   return kind == AttentionKind::kEncoder ? c.encoder_layers : c.decoder_layers;
 }
 
-// Adds one sentence's rows to the statistics of every head.
-void add_sentence(const ModelConfig& c, const AttentionRecord& r, std::vector<HeadResult>& heads) {
-  const int s = r.source_length, t = r.steps();
+// How often the mean of cross heads has its largest weight where the attribution is largest.
+struct MeanAgreement {
+  std::vector<long long> layers;  // [decoder layer]: the mean of its heads
+  long long all = 0;              // the mean of every head of every layer
+  long long rows = 0;
+};
+
+// The first key of the largest value in row.
+size_t arg_max(const std::vector<float>& row) {
+  return std::max_element(row.begin(), row.end()) - row.begin();
+}
+
+// |attribution| [T][S] of the one method t was attributed with; empty: none.
+std::vector<std::vector<float>> evidence_rows(const Translation& t) {
+  std::vector<std::vector<float>> rows;
+  if (!t.attributions) return rows;
+  const AttributionResult& a = *t.attributions;
+  for (const AttributionMap& map : a.maps) {
+    if (!map.present) continue;
+    for (int i = 0; i < a.target_length; ++i) {
+      rows.emplace_back(a.source_length);
+      for (int j = 0; j < a.source_length; ++j)
+        rows[i][j] = std::fabs(map.source[static_cast<size_t>(i) * a.source_length + j]);
+    }
+    break;
+  }
+  return rows;
+}
+
+// Adds one sentence's rows to the statistics of every head, and to the agreement of the cross
+// heads' means with its attributions when it has them.
+void add_sentence(const ModelConfig& c, const Translation& sentence, std::vector<HeadResult>& heads,
+                  MeanAgreement& means) {
+  const AttentionRecord& r = *sentence.attention;
+  const int s = r.source_length, t = r.steps(), layers = c.decoder_layers;
+  const std::vector<std::vector<float>> evidence = evidence_rows(sentence);
+  const bool attributed = static_cast<int>(evidence.size()) == t;
+  // Each layer's mean of its cross heads (summed in float, w / heads each, as the alignment
+  // sums it), and the mean of every cross head (w / (layers x heads) each).
+  using Rows = std::vector<std::vector<float>>;
+  std::vector<Rows> average(layers, Rows(t, std::vector<float>(s, 0.0f)));
+  Rows all(attributed ? t : 0, std::vector<float>(s, 0.0f));
+  for (int l = 0; l < layers; ++l)
+    for (int i = 0; i < t; ++i)
+      for (int j = 0; j < s; ++j)
+        for (int h = 0; h < c.num_heads; ++h) {
+          average[l][i][j] += r.cross(l, h, i, j) / c.num_heads;
+          if (attributed) all[i][j] += r.cross(l, h, i, j) / (layers * c.num_heads);
+        }
+  if (attributed && s >= 2) {  // rows of one key say nothing (add_pattern_rows)
+    means.layers.resize(layers);
+    for (int i = 0; i < t; ++i) {
+      const size_t top = arg_max(evidence[i]);
+      for (int l = 0; l < layers; ++l) means.layers[l] += arg_max(average[l][i]) == top;
+      means.all += arg_max(all[i]) == top;
+      ++means.rows;
+    }
+  }
   for (HeadResult& head : heads) {
-    std::vector<std::vector<float>> rows, average;
+    Rows rows;
     const int l = head.layer;
     if (head.kind == AttentionKind::kEncoder) {
       for (int i = 0; i < s; ++i) {
@@ -104,13 +161,10 @@ void add_sentence(const ModelConfig& c, const AttentionRecord& r, std::vector<He
     } else {
       for (int i = 0; i < t; ++i) {
         rows.emplace_back(s);
-        average.emplace_back(s, 0.0f);
-        for (int j = 0; j < s; ++j) {
-          rows[i][j] = r.cross(l, head.head, i, j);
-          for (int h = 0; h < c.num_heads; ++h) average[i][j] += r.cross(l, h, i, j) / c.num_heads;
-        }
+        for (int j = 0; j < s; ++j) rows[i][j] = r.cross(l, head.head, i, j);
       }
-      add_pattern_rows(head.pattern, rows, false, s - 1, &average);
+      add_pattern_rows(head.pattern, rows, false, s - 1, &average[l],
+                       attributed ? &evidence : nullptr);
     }
   }
 }
@@ -119,7 +173,8 @@ void add_sentence(const ModelConfig& c, const AttentionRecord& r, std::vector<He
 
 void add_pattern_rows(PatternStats& stats, const std::vector<std::vector<float>>& rows,
                       bool self_attention, int eos_key,
-                      const std::vector<std::vector<float>>* average_rows) {
+                      const std::vector<std::vector<float>>* average_rows,
+                      const std::vector<std::vector<float>>* attribution_rows) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::vector<float>& row = rows[i];
     if (row.size() < 2) continue;  // one key: weight 1 whatever the head does
@@ -144,6 +199,10 @@ void add_pattern_rows(PatternStats& stats, const std::vector<std::vector<float>>
           top - row.begin() == std::max_element(average.begin(), average.end()) - average.begin();
       stats.alignment_agreement = stats.alignment_agreement.value_or(0) + (agree ? 1.0 : 0.0);
     }
+    if (attribution_rows) {
+      const bool agree = static_cast<size_t>(top - row.begin()) == arg_max((*attribution_rows)[i]);
+      stats.attribution_agreement = stats.attribution_agreement.value_or(0) + (agree ? 1.0 : 0.0);
+    }
     ++stats.rows;
   }
 }
@@ -158,6 +217,7 @@ void finish_pattern(PatternStats& stats) {
   if (stats.previous && stats.previous_rows) *stats.previous /= stats.previous_rows;
   if (stats.eos) *stats.eos /= n;
   if (stats.alignment_agreement) *stats.alignment_agreement /= n;
+  if (stats.attribution_agreement) *stats.attribution_agreement /= n;
 }
 
 HeadAnalysis analyse_heads(const Translator& translator, const std::vector<SentencePair>& pairs,
@@ -174,6 +234,7 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
 
   report("the unmasked model");
   std::vector<SentencePair> kept;  // the pairs that score; the others are reported, left out
+  MeanAgreement means;
   auto take_unmasked = [&](size_t i, const Translation& t) {
     if (!t.ok()) {
       if (options.bad_pair) options.bad_pair(pairs[i], t.error);
@@ -181,12 +242,22 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
     }
     if (t.truncated && options.source_cut) options.source_cut(pairs[i]);
     kept.push_back(pairs[i]);
-    if (t.attention) add_sentence(c, *t.attention, analysis.heads);
+    if (t.attention) add_sentence(c, t, analysis.heads, means);
   };
-  const Pass base = score_pass(translator, pairs, nullptr, options.batch_size, take_unmasked);
+  AttributionOptions attribution;
+  if (options.attribution) attribution.methods = {*options.attribution};
+  const Pass base =
+      score_pass(translator, pairs, nullptr, options.batch_size, take_unmasked, attribution);
   if (kept.empty()) throw InputError("minimt heads: no pair in the input could be scored");
   analysis.sentences = static_cast<int>(kept.size());
   for (HeadResult& head : analysis.heads) finish_pattern(head.pattern);
+  if (options.attribution) {
+    analysis.attribution = options.attribution;
+    const double rows = means.rows ? static_cast<double>(means.rows) : 1.0;
+    for (long long agree : means.layers)
+      analysis.layer_attribution_agreement.push_back(agree / rows);
+    analysis.all_layers_attribution_agreement = means.all / rows;
+  }
   analysis.tokens = base.tokens;
   const double per_token = base.tokens ? 1.0 / static_cast<double>(base.tokens) : 0.0;
   analysis.log_prob_per_token = base.log_prob * per_token;

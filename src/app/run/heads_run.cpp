@@ -110,6 +110,7 @@ HeadsResult run_heads(std::shared_ptr<const Model> model, const HeadsRequest& re
   HeadAnalysisOptions options;
   options.translate = request.translate;
   options.prune_order = request.prune_order;
+  options.attribution = request.attribution;
   options.batch_size = request.batch_size;
   options.threads = request.threads > 0 ? request.threads : usable_cores();
   options.progress = [&](const std::string&) {

@@ -1,5 +1,6 @@
 #include "minimt/app/run/output_record.h"
 
+#include "minimt/app/analysis/attribution_json.h"
 #include "minimt/base/json_writer.h"
 #include "minimt/base/visible_text.h"
 
@@ -89,6 +90,10 @@ void append_details(std::string& out, const OutputRecord& record) {
   if (record.alignment) {
     append_field(out, "alignment", *record.alignment);
   }
+  if (record.attributions) {
+    append_key(out, "attributions");
+    append_attributions_json(out, *record.attributions, record.attribution);
+  }
 }
 
 void append_time(std::string& out, const OutputRecord& record) {
@@ -127,6 +132,8 @@ OutputRecord make_output_record(const Model& model, const Translation& t, long l
   record.cut_short = !scoring && !t.finished;
   record.unknown = t.unknown;
   record.target_unknown = t.target_unknown;
+  record.attributions = t.attributions;
+  record.attribution = t.attribution;
   for (const auto& position : t.alternatives) {
     record.alternatives.emplace_back();
     for (const TokenProbability& token : position)

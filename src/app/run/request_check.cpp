@@ -124,6 +124,12 @@ void check_combinations(const Request& request, const Checker& check) {
     if (asked && !r.dump_attention && !r.view)
       check.fail(field, check.name(field) + " adds to " + check.name("dump_attention") + " or " +
                             check.name("view") + ": give one of them");
+  // Attributions are written in JSON Lines, the dump and the page; text has no room for them.
+  if (!r.attribute.empty() && !r.dump_attention && !r.view &&
+      request.format != OutputFormat::kJsonl)
+    check.fail("attribute", check.name("attribute") + " writes its numbers in " +
+                                check.name("format") + " jsonl, " + check.name("dump_attention") +
+                                " or " + check.name("view") + ": give one of them");
   // Lines in flight are at most 4 batches per thread (batch_runner.cpp): bound them, so that a
   // typo (batch_size 65536, threads 1024) is refused rather than run out of memory.
   const int threads = request_threads(request);

@@ -1,15 +1,14 @@
 // The table of request options (request_options.h), in the order translate --help lists them.
 #include "minimt/app/run/request_options.h"
 
-#include <cctype>
 #include <climits>
 #include <iterator>
-#include <sstream>
 
 #include "app/run/option_fields.h"
 #include "minimt/app/analysis/alignment.h"
 #include "minimt/app/record/dump_schema.h"
 #include "minimt/app/views/terminal_heatmap.h"
+#include "minimt/engine/attribution.h"
 #include "minimt/engine/compute_type.h"
 
 namespace minimt {
@@ -44,24 +43,18 @@ std::string dump_type_problem(const std::string& type) {
   return "'" + type + "' is not " + names;
 }
 
-// option_value_text's words for each type of value.
-struct ValueText {
-  std::string operator()(long long v) const { return std::to_string(v); }
-  std::string operator()(uint64_t v) const { return std::to_string(v); }
-  std::string operator()(double v) const {
-    std::ostringstream text;  // as people write it: 0.001, 1e-06
-    text << v;
-    return text.str();
-  }
-  std::string operator()(bool v) const { return v ? "true" : "false"; }
-  std::string operator()(const std::string& v) const { return v; }
-  template <typename Item>
-  std::string operator()(const std::vector<Item>& items) const {
-    std::string text;
-    for (const Item& item : items) text += (text.empty() ? "" : ",") + (*this)(item);
-    return text;
-  }
-};
+// An item of --attribute: a method's name or "all".
+std::string attribution_problem(const std::string& name) {
+  AttributionMethod method{};
+  if (name == "all" || enum_value(kAttributionMethodNames, name, method)) return "";
+  return "'" + name + "' is not a method: " + enum_name_list(kAttributionMethodNames) + " or all";
+}
+
+std::string ig_rule_problem(const std::string& name) {
+  IgRule rule{};
+  if (enum_value(kIgRuleNames, name, rule)) return "";
+  return "'" + name + "' is not a rule: " + enum_name_list(kIgRuleNames);
+}
 
 // A row: its name, where it applies and its field; the calls after it say the rest.
 class Row {
@@ -303,6 +296,30 @@ std::vector<RequestOption> make_options() {
                 "best-target: each source word to its best target word; intersection: the "
                 "links both agree on; grow-diag-final: the intersection grown toward the "
                 "union, as statistical aligners do (docs/attention-view.md measures them)"),
+      Row("attribute", kLines, record(&R::attribute))
+          .value("METHODS")
+          .problem(attribution_problem)
+          .example(R"({"attribute": ["saliency", "occlusion"]})")
+          .help("with --format jsonl, --dump-attention or --view: attribute each output token "
+                "to the source tokens and the decoder's input tokens, teacher-forced on the "
+                "output: any of saliency, input_x_gradient, integrated_gradients, occlusion, "
+                "or all (\"attributions\"; docs/model-format.md, \"Attributions\")"),
+      Row("ig_steps", kLines, record(&R::ig_steps))
+          .range(1, limits::kMaxIgSteps)
+          .value("M")
+          .shows_default()
+          .needs("attribute")
+          .example(R"({"attribute": ["integrated_gradients"], "ig_steps": 8})")
+          .help("integrated gradients' steps: the gradient at M points of the path from the "
+                "all-zero embeddings (a forward and backward pass each)"),
+      Row("ig_rule", kLines, record(&R::ig_rule))
+          .value("RULE")
+          .shows_default()
+          .needs("attribute")
+          .problem(ig_rule_problem)
+          .example(R"({"attribute": ["integrated_gradients"], "ig_rule": "riemann_right"})")
+          .help("integrated gradients' rule: gauss_legendre (M Gauss-Legendre nodes and weights "
+                "on [0, 1], Captum's default) or riemann_right (the points k/M, weights 1/M)"),
   };
 }
 
@@ -311,67 +328,6 @@ std::vector<RequestOption> make_options() {
 const std::vector<RequestOption>& request_options() {
   static const std::vector<RequestOption> options = make_options();
   return options;
-}
-
-bool serves(const RequestOption& option, OptionUse use) {
-  if (option.uses & kNotServed) return false;
-  return (option.uses & use) != 0 || (use == kForAttention && (option.uses & kForTranslate) != 0);
-}
-
-bool has_flag(const RequestOption& option, RequestKind kind) {
-  const unsigned uses = kForAttention | (kind == RequestKind::kScore ? kForScore : kForTranslate);
-  return (option.uses & kNoFlag) == 0 && (option.uses & uses) != 0;
-}
-
-const RequestOption* find_request_option(const std::string& name, OptionUse use) {
-  for (const RequestOption& option : request_options())
-    if (serves(option, use) &&
-        (option.name == name || (!option.alias.empty() && option.alias == name)))
-      return &option;
-  return nullptr;
-}
-
-const char* option_type_name(OptionType type) {
-  switch (type) {
-    case OptionType::kInteger:
-      return "integer";
-    case OptionType::kUnsigned:
-      return "unsigned integer";
-    case OptionType::kNumber:
-      return "number";
-    case OptionType::kBoolean:
-      return "boolean";
-    case OptionType::kText:
-      return "string";
-    case OptionType::kIntegerList:
-      return "list of integers";
-    case OptionType::kTextList:
-      return "list of strings";
-  }
-  return "?";
-}
-
-std::string option_help(const RequestOption& option, FieldSpelling spelling) {
-  const std::string& text = option.help;
-  if (spelling == FieldSpelling::kOption) return text;
-  std::string help;  // each "--word-word" as "word_word"
-  const auto in_flag = [&text](size_t i) {
-    return i < text.size() && (std::islower(static_cast<unsigned char>(text[i])) || text[i] == '-');
-  };
-  for (size_t i = 0; i < text.size();) {
-    if (text.compare(i, 2, "--") != 0 || !in_flag(i + 2) || text[i + 2] == '-') {
-      help += text[i++];
-      continue;
-    }
-    size_t end = i + 2;
-    while (in_flag(end)) ++end;
-    for (i += 2; i < end; ++i) help += text[i] == '-' ? '_' : text[i];
-  }
-  return help;
-}
-
-std::string option_value_text(const OptionValue& value) {
-  return std::visit(ValueText(), value);
 }
 
 }  // namespace minimt

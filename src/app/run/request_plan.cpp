@@ -59,6 +59,18 @@ void check_prefix(const Request& request, const Model& model, FieldSpelling spel
   }
 }
 
+// --attribute's names ("all": every method) in the engine's order, --ig-steps and --ig-rule.
+AttributionOptions attribution_options(const RecordSettings& r) {
+  AttributionOptions a;
+  for (const auto& [name, method] : kAttributionMethodNames)
+    if (std::find(r.attribute.begin(), r.attribute.end(), name) != r.attribute.end() ||
+        std::find(r.attribute.begin(), r.attribute.end(), "all") != r.attribute.end())
+      a.methods.push_back(method);
+  a.ig_steps = r.ig_steps;
+  if (!r.ig_rule.empty()) enum_value(kIgRuleNames, r.ig_rule, a.ig_rule);  // checked
+  return a;
+}
+
 TranslateOptions translate_options(const Request& request) {
   const SearchSettings& s = request.search;
   const RecordSettings& r = request.record;
@@ -81,6 +93,7 @@ TranslateOptions translate_options(const Request& request) {
               : s.prefix_column                   ? LineColumns::kSourceAndPrefix
                                                   : LineColumns::kSource;
   t.alternatives = std::max(r.alternatives, drawn ? kAlternativesDrawn : 0);
+  t.attribution = attribution_options(r);
   if (drawn) {
     t.record_extras = {r.dump_scores, r.dump_vectors, r.dump_norms, r.logit_lens > 0};
     t.logit_lens = r.logit_lens;

@@ -22,7 +22,9 @@ std::string batch_key(const Model& model, const TranslateOptions& t) {
       << t.n_best << '|' << t.keep_n_best << '|' << t.record_n_best << '|' << t.record_cross_only
       << '|' << t.length_penalty << '|' << t.alternatives << '|' << static_cast<int>(t.columns)
       << '|' << (t.head_mask ? t.head_mask->to_string() : "") << '|' << t.prefix.size() << ':'
-      << t.prefix;
+      << t.prefix << '|' << t.attribution.ig_steps << '|'
+      << static_cast<int>(t.attribution.ig_rule);
+  for (AttributionMethod method : t.attribution.methods) key << ',' << static_cast<int>(method);
   return key.str();
 }
 

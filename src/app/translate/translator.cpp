@@ -205,7 +205,29 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     if (prepare(sentences[i], options, results[i], job)) jobs.push_back(std::move(job));
   }
   if (!jobs.empty()) run(jobs, results, options);
+  // Teacher-forced on what was translated or scored; a blank line's "" was neither.
+  const bool scoring = options.columns == LineColumns::kSourceAndTarget;
+  if (!options.attribution.methods.empty())
+    for (const Job& job : jobs)
+      if (!job.given || scoring) attribute(results[job.index], options);
   return results;
+}
+
+void Translator::attribute(Translation& result, const TranslateOptions& options) const {
+  if (!result.ok() || result.output_ids.empty()) return;
+  AttributionRequest request;
+  request.source = result.source_ids;
+  request.decoder_input = {model_->config().decoder_start_token};
+  request.decoder_input.insert(request.decoder_input.end(), result.output_ids.begin(),
+                               result.output_ids.end() - 1);
+  request.output = result.output_ids;
+  request.methods = options.attribution.methods;
+  request.ig_steps = options.attribution.ig_steps;
+  request.ig_rule = options.attribution.ig_rule;
+  request.head_mask = options.head_mask.get();
+  result.attributions =
+      std::make_shared<const AttributionResult>(model_->attributor().attribute(request));
+  result.attribution = options.attribution;
 }
 
 }  // namespace minimt

@@ -41,6 +41,35 @@ std::string changed_text(const HeadAnalysis& a) {
          out;
 }
 
+// With --attribution: how often the means of cross heads agree with it (a line of the text).
+std::string attribution_summary(const HeadAnalysis& a) {
+  if (!a.attribution) return "";
+  std::string out = std::string("\nattr_agree of the mean of the cross heads, with ") +
+                    enum_name(kAttributionMethodNames, *a.attribution) + ":";
+  const std::vector<double>& layers = a.layer_attribution_agreement;
+  if (layers.empty()) return out + " - (no row has two source tokens or more)\n";
+  for (size_t l = 0; l < layers.size(); ++l)
+    out += (l ? ", layer " : " layer ") + std::to_string(l) + " " + fixed(layers[l], 4);
+  return out + "; every layer's heads " + fixed(a.all_layers_attribution_agreement, 4) + "\n";
+}
+
+// The same in JSON Lines: a record per layer's mean, and one for every layer's.
+std::string attribution_records(const HeadAnalysis& a) {
+  if (!a.attribution) return "";
+  std::string out;
+  const std::string method = enum_name(kAttributionMethodNames, *a.attribution);
+  const std::vector<double>& layers = a.layer_attribution_agreement;
+  for (size_t l = 0; l <= layers.size() && !layers.empty(); ++l) {
+    out += "{\"average\":\"cross\",";
+    if (l < layers.size()) out += "\"layer\":" + std::to_string(l) + ",";
+    out += "\"attribution\":\"" + method + "\",\"attribution_agreement\":";
+    append_json_float(out, static_cast<float>(
+                               l < layers.size() ? layers[l] : a.all_layers_attribution_agreement));
+    out += "}\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* heads_column_legend() {
@@ -63,22 +92,29 @@ const char* heads_column_legend() {
          "  eos         a[i][last], the source's final </s> (encoder and cross)\n"
          "  agree       the share of rows whose largest weight is on the key where the mean of\n"
          "              the layer's heads is largest (cross; the alignment reads that mean)\n"
+         "  attr_agree  (with --attribution METHOD) the share of rows whose largest weight is on\n"
+         "              the source token with the largest |attribution| of the output token by\n"
+         "              METHOD (cross; teacher-forced on the reference, no head ablated)\n"
          "  left out of every pattern column: rows with a single key, whose weight is 1 whatever\n"
          "  the head does (decoder position 0, which the causal mask lets see only itself; each\n"
          "  row of a one-piece source); \"-\": the column does not apply to this type\n";
 }
 
-std::vector<std::pair<const char*, std::optional<double>>> head_numbers(const HeadResult& h) {
+std::vector<std::pair<const char*, std::optional<double>>> head_numbers(const HeadResult& h,
+                                                                        bool attribution) {
   const PatternStats& p = h.pattern;
-  return {{"delta_log_prob", h.delta_log_prob},
-          {"delta_exact_match", h.delta_exact_match},
-          {"entropy", p.entropy},
-          {"max_weight", p.max_weight},
-          {"same", p.same},
-          {"previous", p.previous},
-          {"first", p.first},
-          {"eos", p.eos},
-          {"alignment_agreement", p.alignment_agreement}};
+  std::vector<std::pair<const char*, std::optional<double>>> numbers = {
+      {"delta_log_prob", h.delta_log_prob},
+      {"delta_exact_match", h.delta_exact_match},
+      {"entropy", p.entropy},
+      {"max_weight", p.max_weight},
+      {"same", p.same},
+      {"previous", p.previous},
+      {"first", p.first},
+      {"eos", p.eos},
+      {"alignment_agreement", p.alignment_agreement}};
+  if (attribution) numbers.emplace_back("attribution_agreement", p.attribution_agreement);
+  return numbers;
 }
 
 std::string head_table_text(const HeadAnalysis& a) {
@@ -86,12 +122,14 @@ std::string head_table_text(const HeadAnalysis& a) {
                     std::to_string(a.tokens) + ", log-probability per token " +
                     fixed(a.log_prob_per_token, 4);
   if (a.exact_match) out += ", exact match " + fixed(*a.exact_match, 4);
+  out += attribution_summary(a);
   out +=
       "\nheads by importance: the change in log-probability per token when the head alone is "
       "ablated (most harmful first)\n\n";
   out += "type     layer head  d_logp/tok";
   if (a.exact_match) out += "  d_exact";
-  out += "  entropy  max   same  prev  first  eos   agree\n";
+  out += "  entropy  max   same  prev  first  eos   agree";
+  out += a.attribution ? "  attr_agree\n" : "\n";
   for (const HeadResult& h : a.heads) {
     const PatternStats& p = h.pattern;
     std::string row = kind_name(h.kind);
@@ -103,6 +141,7 @@ std::string head_table_text(const HeadAnalysis& a) {
            pad(fixed_or_dash(p.same, 2), 6) + pad(fixed_or_dash(p.previous, 2), 6) +
            pad(fixed(p.first, 2), 7) + pad(fixed_or_dash(p.eos, 2), 6) +
            pad(fixed_or_dash(p.alignment_agreement, 2), 7);
+    if (a.attribution) row += pad(fixed_or_dash(p.attribution_agreement, 2), 12);
     out += row + "\n";
   }
   out += std::string("\n") + heads_column_legend();
@@ -126,7 +165,7 @@ std::string head_table_jsonl(const HeadAnalysis& a) {
   for (const HeadResult& h : a.heads) {
     out += std::string("{\"type\":\"") + kind_name(h.kind) +
            "\",\"layer\":" + std::to_string(h.layer) + ",\"head\":" + std::to_string(h.head);
-    for (const auto& [name, value] : head_numbers(h)) {
+    for (const auto& [name, value] : head_numbers(h, a.attribution.has_value())) {
       if (!value) continue;
       out += std::string(",\"") + name + "\":";
       append_json_float(out, static_cast<float>(*value));
@@ -145,6 +184,7 @@ std::string head_table_jsonl(const HeadAnalysis& a) {
     }
     out += "}\n";
   }
+  out += attribution_records(a);
   for (const PrunePoint& point : a.prune) {
     out += "{\"prune\":" + std::to_string(point.removed) + ",\"removed_head\":";
     append_json_string(out, point.head);
@@ -162,12 +202,14 @@ std::string head_table_jsonl(const HeadAnalysis& a) {
 std::string head_table_csv(const HeadAnalysis& a) {
   std::string out = "type,layer,head";
   if (!a.heads.empty())
-    for (const auto& [name, value] : head_numbers(a.heads.front())) out += std::string(",") + name;
+    for (const auto& [name, value] : head_numbers(a.heads.front(), a.attribution.has_value()))
+      out += std::string(",") + name;
   out += "\n";
   for (const HeadResult& h : a.heads) {
     out += std::string(kind_name(h.kind)) + "," + std::to_string(h.layer) + "," +
            std::to_string(h.head);
-    for (const auto& [name, value] : head_numbers(h)) out += "," + (value ? fixed(*value, 6) : "");
+    for (const auto& [name, value] : head_numbers(h, a.attribution.has_value()))
+      out += "," + (value ? fixed(*value, 6) : "");
     out += "\n";
   }
   return out;

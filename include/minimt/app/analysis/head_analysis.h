@@ -29,6 +29,8 @@ struct PatternStats {
   double first = 0;                      // weight on the first key
   std::optional<double> eos;             // on the source's final eos (encoder and cross)
   std::optional<double> alignment_agreement;  // cross: arg-max equals the head average's
+  // cross, with an attribution: the arg-max is the source token of the largest |attribution|
+  std::optional<double> attribution_agreement;
   long long rows = 0, previous_rows = 0;
 };
 
@@ -64,6 +66,9 @@ struct HeadAnalysisOptions {
   std::function<void(const SentencePair&, const std::string& error)> bad_pair;
   // A pair whose source was cut to max_positions: analysed as cut, as translate does.
   std::function<void(const SentencePair&)> source_cut;
+  // Set: each cross head's attribution_agreement with this method (its default steps and
+  // rule), teacher-forced on the references as the intact pass reads them.
+  std::optional<AttributionMethod> attribution;
 };
 
 struct HeadAnalysis {
@@ -72,6 +77,12 @@ struct HeadAnalysis {
   double log_prob_per_token = 0;      // unmasked
   std::optional<double> exact_match;  // unmasked greedy output equals the reference
   std::vector<HeadResult> heads;      // most important first (most negative delta_log_prob)
+  // With an attribution: its method, and the agreement of the mean of each decoder layer's
+  // cross heads ([layer]) and of every cross head of every layer ("all") with it, over the
+  // rows attribution_agreement counts.
+  std::optional<AttributionMethod> attribution;
+  std::vector<double> layer_attribution_agreement;
+  double all_layers_attribution_agreement = 0;
   std::vector<PrunePoint> prune;
 };
 
@@ -82,10 +93,11 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
 // The statistics of one head's rows (exposed for tests): rows[i] is query i's weights over
 // the keys (a row of one key is left out); self_attention gives same/previous; eos_key (>= 0) the
 // key holding the eos; average_rows (cross) the head average of its layer, for the arg-max
-// agreement.
+// agreement; attribution_rows (cross) each row's |attribution| over the same keys.
 void add_pattern_rows(PatternStats& stats, const std::vector<std::vector<float>>& rows,
                       bool self_attention, int eos_key,
-                      const std::vector<std::vector<float>>* average_rows);
+                      const std::vector<std::vector<float>>* average_rows,
+                      const std::vector<std::vector<float>>* attribution_rows = nullptr);
 void finish_pattern(PatternStats& stats);  // sums to means
 
 }  // namespace minimt

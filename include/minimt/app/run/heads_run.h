@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct HeadsRequest {
   int threads = 0;           // passes in parallel; 0: one per online core
   int batch_size = 32;       // sentences per pass batch
   HeadsFormat format = HeadsFormat::kText;
+  // Each cross head's agreement with this attribution (attr_agree), on the intact run.
+  std::optional<AttributionMethod> attribution;
 };
 
 // The passes run_heads makes over the pairs with this model (for a progress bar).

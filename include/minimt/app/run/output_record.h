@@ -2,6 +2,7 @@
 // data from the translation, then written out once, in text or JSON Lines form.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,7 +32,10 @@ struct OutputRecord {
   std::optional<std::string> alignment;  // --align: the word alignment in Pharaoh format
   std::vector<OutputRecord> n_best;      // --n-best: every hypothesis, best first
   bool has_n_best = false;               // write "n_best" (even with one entry)
-  double time_ms = 0;                    // the line's share of its batch's wall time
+  // --attribute: the translation's attributions ("attributions") and their options.
+  std::shared_ptr<const AttributionResult> attributions;
+  AttributionOptions attribution;
+  double time_ms = 0;  // the line's share of its batch's wall time
 };
 
 // scoring: the record of minimt score (an output is never cut short).
@@ -60,14 +64,15 @@ std::string score_text_line(const OutputRecord& record);
 // characters are escaped, invalid UTF-8 is written as U+FFFD and no NaN gets in. Optional
 // fields come before time_ms, each only when it applies: "ranking_score", "cut_short":true,
 // "unknown":[...], "alternatives":[[{"token":P,"probability":F},...],...], "truncated":true,
-// "alignment":"0-0 1-1", "n_best":[{"translation","tokens","token_log_probs","score"
+// "alignment":"0-0 1-1", "attributions":{...} (attribution_json.h),
+// "n_best":[{"translation","tokens","token_log_probs","score"
 // (,"ranking_score")(,"cut_short")(,"alignment")},...]. A failed line has only "error" between
 // source and time_ms.
 std::string jsonl_line(const OutputRecord& record);
 
 // minimt score: {"line":N,"source":S,"target":T,"tokens":[pieces, eos included],
 // "token_log_probs":[F],"score":F, then "unknown", "target_unknown", "truncated", "alignment",
-// "time_ms":F}; a failed line: {"line","source","target","error","time_ms"}.
+// "attributions", "time_ms":F}; a failed line: {"line","source","target","error","time_ms"}.
 std::string score_jsonl_line(const OutputRecord& record);
 
 }  // namespace minimt

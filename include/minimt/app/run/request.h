@@ -64,6 +64,12 @@ struct RecordSettings {
   // TYPE[:LAYER[:HEAD]] (terminal_heatmap.h): each line's heatmap, drawn for a terminal and
   // handed to RecordSink::picture; unset: none.
   std::optional<std::string> show;
+  // Attribution (engine/attribution.h) of each output token, teacher-forced on the output: the
+  // methods' names, or "all"; empty: none. ig_steps and ig_rule: integrated gradients' m and
+  // rule (kIgRuleNames).
+  std::vector<std::string> attribute;
+  int ig_steps = 32;
+  std::string ig_rule = "gauss_legendre";
 };
 
 struct Request {
@@ -97,6 +103,7 @@ inline constexpr float kMinTopP = 1e-6f;
 inline constexpr int kMaxAlternatives = 1000;  // also the most logit_lens
 inline constexpr int kMaxThreads = 1024;
 inline constexpr int kMaxBatchSize = 65536;
+inline constexpr int kMaxIgSteps = 1024;               // integrated gradients' steps (a pass each)
 inline constexpr long long kMaxLinesPerRound = 65536;  // threads times batch_size
 inline constexpr long long kMaxBeamsPerBatch = 65536;  // batch_size times beam_size
 }  // namespace request_limits

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "minimt/engine/attention_record.h"
+#include "minimt/engine/attribution.h"
 #include "minimt/engine/head_mask.h"
 #include "minimt/engine/search.h"
 #include "minimt/engine/teacher_forcing.h"
@@ -18,6 +19,16 @@ namespace minimt {
 // What a line holds: a source; a source, a tab and the start the translation must have; or a
 // source, a tab and a translation to score.
 enum class LineColumns { kSource, kSourceAndPrefix, kSourceAndTarget };
+
+// What to attribute (engine/attribution.h): no method, nothing.
+struct AttributionOptions {
+  std::vector<AttributionMethod> methods;
+  int ig_steps = 32;
+  IgRule ig_rule = IgRule::kGaussLegendre;
+  bool operator==(const AttributionOptions& o) const {
+    return methods == o.methods && ig_steps == o.ig_steps && ig_rule == o.ig_rule;
+  }
+};
 
 struct TranslateOptions {
   int max_length = 256;           // output tokens incl. eos; capped at max_positions
@@ -42,6 +53,9 @@ struct TranslateOptions {
   int alternatives = 0;      // most likely tokens kept at each output position
   long long first_line = 1;  // the line number of sentences[0] (seeds the samplers)
   std::shared_ptr<const HeadMask> head_mask;  // heads switched off (--mask-heads); null: none
+  // Each translated or scored sentence's attributions, teacher-forced on its output (the best
+  // hypothesis), with head_mask's heads ablated; a blank line and a failed one have none.
+  AttributionOptions attribution;
 };
 
 struct Translation {
@@ -68,6 +82,10 @@ struct Translation {
   std::vector<Translation> n_best;  // with n_best > 1 (or keep_n_best): best first, [0] = this
   std::string error;                // not empty: this sentence could not be translated
   std::shared_ptr<AttentionRecord> attention;  // when recorded
+  // With TranslateOptions::attribution: [T][S] and [T][T] maps, T = output_ids.size(), and
+  // the options they were made with.
+  std::shared_ptr<const AttributionResult> attributions;
+  AttributionOptions attribution;
   bool ok() const { return error.empty(); }
 };
 
@@ -106,6 +124,8 @@ class Translator {
            const TranslateOptions& options) const;
   void fill(Translation& result, const Hypothesis& hypothesis,
             const TranslateOptions& options) const;
+  // Sets result.attributions as options.attribution asks (an output of no token has none).
+  void attribute(Translation& result, const TranslateOptions& options) const;
 
   std::shared_ptr<const Model> model_;
 };

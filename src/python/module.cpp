@@ -15,6 +15,7 @@
 #include "minimt/app/views/attention_view.h"
 #include "minimt/app/views/model_info.h"
 #include "minimt/base/error.h"
+#include "minimt/engine/blas_runtime.h"
 #include "minimt/model/paths.h"
 #include "python/python_run.h"
 #include "python/sentence_arrays.h"
@@ -126,6 +127,14 @@ py::list options_table() {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "minimt's engine: models, translation, scoring and attention (see the minimt package)";
+  // As the executable does at its start (cli/blas_setup.h): OpenBLAS, where attribution's
+  // products may go, on the CPU's own core and one thread unless the user said otherwise, so
+  // that Python gives the CLI's numbers. Too late when numpy loaded OpenBLAS first: import
+  // minimt first, or set OPENBLAS_CORETYPE (docs/python.md).
+  const BlasEnvironment blas = blas_environment(
+      std::getenv("OPENBLAS_CORETYPE"), std::getenv("OPENBLAS_NUM_THREADS"), preferred_blas_core());
+  if (!blas.core_type.empty()) setenv("OPENBLAS_CORETYPE", blas.core_type.c_str(), 1);
+  if (!blas.num_threads.empty()) setenv("OPENBLAS_NUM_THREADS", blas.num_threads.c_str(), 1);
   // The Python classes of minimt's errors are made by the package (minimt/__init__.py) and
   // handed in, so that they subclass the right built-in ones (ValueError, OSError).
   static py::object request_error, model_error, io_error, input_error, error;

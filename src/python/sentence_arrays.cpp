@@ -93,6 +93,24 @@ py::dict sentence_labels(const DumpSentence& s) {
     labels["lens_layers"] = lens_layers;
   }
   if (!s.alternatives.empty()) labels["alternatives"] = s.alternatives;
+  if (!s.attributions.empty()) {
+    // {method: {"source": [T, S], "target": [T, T] (NaN for j > t), "completeness_gap": [T]}}
+    const auto S = static_cast<py::ssize_t>(s.source_tokens.size());
+    const auto T = static_cast<py::ssize_t>(s.output_tokens.size());
+    py::dict methods;
+    for (const DumpAttribution& a : s.attributions) {
+      py::dict maps;
+      maps["source"] = float_array(a.source, {T, S});
+      maps["target"] = float_array(a.target, {T, T});
+      if (!a.rule.empty()) {
+        maps["completeness_gap"] = float_array(a.completeness_gap, {T});
+        maps["steps"] = a.steps;
+        maps["rule"] = a.rule;
+      }
+      methods[py::str(a.method)] = maps;
+    }
+    labels["attributions"] = methods;
+  }
   return labels;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "app/record/attribution_keys.h"
 #include "app/record/matrix_keys.h"
 #include "app/record/sentence_keys.h"
 
@@ -29,6 +30,9 @@ bool rollout(const DumpSelection& s) {
 }
 bool logit_lens(const DumpSelection& s) {
   return s.logit_lens > 0;
+}
+bool attributions(const DumpSelection& s) {
+  return s.attributions;
 }
 
 constexpr Scope kSentence = Scope::kSentence, kEachType = Scope::kEachType;
@@ -79,6 +83,8 @@ const DumpKey kDumpKeys[] = {
      write_rollout, read_rollout},
     {schema::kDecoderLayerPredictions, kSentence, logit_lens, true, kNone, kNone, kFinite,
      record_lens, write_lens, read_lens},
+    {schema::kAttributions, kSentence, attributions, false, kNone, kNone, kFinite,
+     record_attributions, write_attributions, read_attributions},
 };
 
 // Calls visit(slot) for every row in the dump's order (types: those `kept` says yes to).

@@ -1,6 +1,6 @@
 #include "minimt/app/run/output_record.h"
 
-#include "minimt/app/analysis/attribution_json.h"
+#include "minimt/app/record/attributions.h"
 #include "minimt/base/json_writer.h"
 #include "minimt/base/visible_text.h"
 
@@ -92,7 +92,9 @@ void append_details(std::string& out, const OutputRecord& record) {
   }
   if (record.attributions) {
     append_key(out, "attributions");
-    append_attributions_json(out, *record.attributions, record.attribution);
+    append_attributions_json(out, dump_attributions(*record.attributions, record.attribution),
+                             record.attributions->source_length,
+                             record.attributions->target_length);
   }
 }
 

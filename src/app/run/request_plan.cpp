@@ -159,6 +159,7 @@ RequestPlan plan_request(const Request& request, const Model& model, FieldSpelli
   plan.selection.vectors = r.dump_vectors;
   plan.selection.norms = r.dump_norms;
   plan.selection.logit_lens = r.logit_lens;
+  plan.selection.attributions = !r.attribute.empty();
   // Written to the dump: its weights are those of the masked model.
   if (plan.batch.translate.head_mask)
     plan.selection.masked_heads = plan.batch.translate.head_mask->to_string();

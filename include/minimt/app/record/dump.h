@@ -18,12 +18,13 @@ namespace minimt {
 struct DumpSelection {
   std::vector<std::string> types;  // dump_schema.h's type names ("encoder", "cross", ...)
   std::vector<int> layers, heads;
-  std::string masked_heads;  // --mask-heads as "cross:2:1,...": written as "masked_heads"
-  bool rollout = false;      // --rollout: each sentence's encoder_rollout and cross_rollout
-  bool scores = false;       // --dump-scores: <type>_scores beside each type's weights
-  bool vectors = false;      // --dump-vectors: <type>_queries, _keys, _values
-  bool norms = false;        // --dump-norms: <type>_weighted_norms, _head_norms
-  int logit_lens = 0;        // --logit-lens K: decoder_layer_predictions (K tokens each)
+  std::string masked_heads;   // --mask-heads as "cross:2:1,...": written as "masked_heads"
+  bool rollout = false;       // --rollout: each sentence's encoder_rollout and cross_rollout
+  bool scores = false;        // --dump-scores: <type>_scores beside each type's weights
+  bool vectors = false;       // --dump-vectors: <type>_queries, _keys, _values
+  bool norms = false;         // --dump-norms: <type>_weighted_norms, _head_norms
+  int logit_lens = 0;         // --logit-lens K: decoder_layer_predictions (K tokens each)
+  bool attributions = false;  // --attribute: each sentence's attributions (DumpAttribution)
 };
 
 // One attention type of one sentence, as the dump holds it; or one of a type's extras
@@ -65,6 +66,17 @@ struct DumpRollout {
   float at(int row, int col) const { return values[static_cast<size_t>(row) * cols + col]; }
 };
 
+// One method's attributions of a sentence (--attribute; docs/model-format.md, "Attributions"),
+// with T output tokens and S source tokens.
+struct DumpAttribution {
+  std::string method;                   // saliency, input_x_gradient, integrated_gradients, ...
+  std::vector<float> source;            // [T][S]
+  std::vector<float> target;            // [T][T]: NaN (null in the dump) for j > t
+  std::vector<float> completeness_gap;  // [T]: integrated_gradients only
+  int steps = 0;                        // integrated_gradients: m and the rule
+  std::string rule;
+};
+
 // The most likely tokens at one position and their probabilities, best first.
 using TokenChoices = std::vector<std::pair<std::string, float>>;
 
@@ -89,6 +101,7 @@ struct DumpSentence {
   bool lens_present = false;                   // the dump has decoder_layer_predictions
   DumpRollout encoder_rollout;                 // [source tokens][source tokens]
   DumpRollout cross_rollout;                   // [decoder input tokens][source tokens]
+  std::vector<DumpAttribution> attributions;   // --attribute: per method, in the engine's order
   bool blank() const { return error.empty() && source_tokens.empty(); }
   // The tokens along one axis of a matrix.
   const std::vector<std::string>& tokens(dump_schema::Axis axis) const {

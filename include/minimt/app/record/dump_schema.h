@@ -21,7 +21,8 @@
 //                 (--dump-vectors); PREFIX_weighted_norms [layer][head][row][col],
 //                 PREFIX_head_norms [layer][head][row] (--dump-norms), for each type kept;
 //                 "decoder_layer_predictions": [layer][T][{"token", "probability"}...]
-//                 (--logit-lens K, whatever the types kept)}]}
+//                 (--logit-lens K, whatever the types kept),
+//                 "attributions": {METHOD: {"source", "target"...}} (--attribute)}]}
 // output_log_probs (one per output token) and alternatives (the most likely tokens at each
 // output position) are optional: dumps written before them are read as they were. So are
 // compute_type and the selection's encoder_layers and decoder_layers (the layer numbers the
@@ -81,6 +82,9 @@ inline constexpr char kWeightedNormsSuffix[] = "_weighted_norms";  // [layer][he
 inline constexpr char kHeadNormsSuffix[] = "_head_norms";          // [layer][head][row]
 // Optional (--logit-lens K): [decoder layer][T][{"token", "probability"}...], best first.
 inline constexpr char kDecoderLayerPredictions[] = "decoder_layer_predictions";
+// Optional (--attribute): {METHOD: {"source": [T][S], "target": [T][T] (null for j > t)},
+// integrated_gradients also "completeness_gap": [T], "steps": m, "rule": R}.
+inline constexpr char kAttributions[] = "attributions";
 
 // Which token list indexes a matrix's rows or columns.
 enum class Axis { kSource, kDecoderInput };

@@ -64,7 +64,7 @@ std::string score_text_line(const OutputRecord& record);
 // characters are escaped, invalid UTF-8 is written as U+FFFD and no NaN gets in. Optional
 // fields come before time_ms, each only when it applies: "ranking_score", "cut_short":true,
 // "unknown":[...], "alternatives":[[{"token":P,"probability":F},...],...], "truncated":true,
-// "alignment":"0-0 1-1", "attributions":{...} (attribution_json.h),
+// "alignment":"0-0 1-1", "attributions":{...} (record/attributions.h),
 // "n_best":[{"translation","tokens","token_log_probs","score"
 // (,"ranking_score")(,"cut_short")(,"alignment")},...]. A failed line has only "error" between
 // source and time_ms.

@@ -9,14 +9,26 @@
 //                      "completeness_gap": [T]}, ...}, ...]}
 // With "engine": true, each sentence's "engine_log_probs" [T] too: the engine's own
 // teacher-forced pass (encoder, decoder, the model's compute type), one sentence at a time.
+//
+// Timing (docs/performance.md, "What attribution costs"), what `minimt score --attribute` will
+// do, on one thread:
+//   minimt_attribution_driver --bench MODEL PAIRS.tsv METHODS [IG_STEPS [BATCH]]
+// scores the SOURCE<TAB>TARGET lines BATCH at a time (default 16) as minimt score does, then
+// attributes each pair with METHODS (comma-separated, or none); prints the sum of the
+// log-probabilities and of every finite attribution.
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "minimt/base/text_input.h"
 #include "minimt/engine/attribution.h"
 #include "minimt/engine/decoder.h"
 #include "minimt/engine/encoder.h"
 #include "minimt/engine/ops.h"
+#include "minimt/engine/teacher_forcing.h"
 #include "minimt/model/model.h"
 
 using namespace minimt;
@@ -38,10 +50,80 @@ json matrix(const std::vector<float>& values, int rows, int cols) {
   return out;
 }
 
+std::vector<AttributionMethod> methods_of(const std::string& list) {
+  std::vector<AttributionMethod> out;
+  std::stringstream names(list);
+  for (std::string name; std::getline(names, name, ',');) {
+    AttributionMethod method{};
+    if (name == "none") continue;
+    if (!enum_value(kAttributionMethodNames, name, method))
+      throw std::runtime_error("unknown method " + name);
+    out.push_back(method);
+  }
+  return out;
+}
+
+int bench(int argc, char** argv) {
+  const auto model = Model::load(argv[2]);
+  const ModelConfig& c = model->config();
+  const Attributor attributor(c, model->weights());
+  AttributionRequest base;
+  base.methods = methods_of(argv[4]);
+  base.ig_steps = argc > 5 ? std::stoi(argv[5]) : 32;
+  const size_t batch = argc > 6 ? std::stoul(argv[6]) : 16;
+  std::vector<AttributionRequest> pairs;
+  std::ifstream in(argv[3]);
+  for (std::string line; std::getline(in, line);) {
+    const size_t tab = line.find('\t');
+    AttributionRequest r = base;
+    r.source = c.source_prefix;
+    for (int id : model->source_tokenizer().encode(normalize_input(line.substr(0, tab))))
+      r.source.push_back(id);
+    r.source.insert(r.source.end(), c.source_suffix.begin(), c.source_suffix.end());
+    if (c.forced_first_token >= 0) r.output.push_back(c.forced_first_token);
+    for (int id : model->target_tokenizer().encode(normalize_input(line.substr(tab + 1))))
+      r.output.push_back(id);
+    r.output.push_back(c.special.eos);
+    r.decoder_input = {c.decoder_start_token};
+    r.decoder_input.insert(r.decoder_input.end(), r.output.begin(), r.output.end() - 1);
+    pairs.push_back(std::move(r));
+  }
+  Encoder encoder(c, model->weights());
+  Decoder decoder(c, model->weights());
+  double log_probs = 0.0, attributions = 0.0;
+  for (size_t first = 0; first < pairs.size(); first += batch) {
+    const size_t last = std::min(pairs.size(), first + batch);
+    std::vector<std::vector<int>> sources;
+    std::vector<const std::vector<int>*> outputs;
+    for (size_t i = first; i < last; ++i) {
+      sources.push_back(pairs[i].source);
+      outputs.push_back(&pairs[i].output);
+    }
+    std::vector<DecoderState> states = decoder.start(encoder.forward(sources));
+    std::vector<DecoderState*> pointers;
+    for (DecoderState& state : states) pointers.push_back(&state);
+    for (const ForcedOutput& scored :
+         teacher_force(decoder, pointers, outputs, c.decoder_start_token, 0, c.target_vocab_size))
+      for (float f : scored.log_probs) log_probs += f;
+    for (size_t i = first; i < last; ++i) {
+      if (base.methods.empty()) continue;
+      const AttributionResult result = attributor.attribute(pairs[i]);
+      for (const AttributionMap& map : result.maps)
+        for (const std::vector<float>* values : {&map.source, &map.target, &map.completeness_gap})
+          for (float x : *values)
+            if (std::isfinite(x)) attributions += x;
+    }
+  }
+  std::printf("%zu pairs, log-probabilities %.6f, attributions %.6f\n", pairs.size(), log_probs,
+              attributions);
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    if (argc >= 5 && std::string(argv[1]) == "--bench") return bench(argc, argv);
     const json request = json::parse(std::cin);
     LoadOptions options;
     if (request.contains("compute_type"))
@@ -57,12 +139,9 @@ int main() {
     }
     const Attributor attributor(c, model->weights());
     AttributionRequest base;
-    for (const json& name : request["methods"]) {
-      AttributionMethod method{};
-      if (!enum_value(kAttributionMethodNames, name.get<std::string>(), method))
-        throw std::runtime_error("unknown method " + name.get<std::string>());
-      base.methods.push_back(method);
-    }
+    for (const json& name : request["methods"])
+      for (AttributionMethod method : methods_of(name.get<std::string>()))
+        base.methods.push_back(method);
     base.ig_steps = request.value("ig_steps", 32);
     if (!enum_value(kIgRuleNames, request.value("ig_rule", std::string("gauss_legendre")),
                     base.ig_rule))

@@ -48,6 +48,20 @@ void per_row(const float* g, const float* table, const std::vector<int>& ids, in
           value(table + static_cast<size_t>(ids[i]) * d, g + (static_cast<size_t>(t) * n + i) * d);
 }
 
+// sum[t][i] += w e_i . g_ti over the gradient g [T][N][d] (target: i <= t only), in double.
+void accumulate(const float* g, const float* table, const std::vector<int>& ids, int T, int d,
+                bool causal, double w, std::vector<double>& sum) {
+  const int n = static_cast<int>(ids.size());
+  for (int t = 0; t < T; ++t)
+    for (int i = 0; i < (causal ? t + 1 : n); ++i) {
+      const float* e = table + static_cast<size_t>(ids[i]) * d;
+      const float* row = g + (static_cast<size_t>(t) * n + i) * d;
+      double dot = 0.0;
+      for (int k = 0; k < d; ++k) dot += static_cast<double>(e[k]) * row[k];
+      sum[static_cast<size_t>(t) * n + i] += w * dot;
+    }
+}
+
 }  // namespace
 
 void integration_rule(IgRule rule, int steps, std::vector<double>& alphas,
@@ -139,40 +153,40 @@ AttributionResult Attributor::attribute(const AttributionRequest& request) const
 
   if (wants(request, AttributionMethod::kIntegratedGradients)) {
     AttributionMap& map = fresh(AttributionMethod::kIntegratedGradients);
-    std::fill(map.target.begin(), map.target.end(), 0.0f);
     std::vector<double> alphas, weights;
     integration_rule(request.ig_rule, request.ig_steps, alphas, weights);
     const int64_t width = std::max({c.d_ff, c.d_model, c.attention_width(), 1});
     const int64_t per_variant = static_cast<int64_t>(T) * std::max(S, T) * width;
     const int chunk = static_cast<int>(std::max<int64_t>(1, kChunkFloats / per_variant));
-    std::vector<float> source_step(static_cast<size_t>(T) * S),
-        target_step(static_cast<size_t>(T) * T);
+    // sum_k w_k e_i . df_t/de_i at alpha_k, in double: the terms can be far larger than the sum
+    std::vector<double> source_sum(static_cast<size_t>(T) * S, 0.0),
+        target_sum(static_cast<size_t>(T) * T, 0.0);
     for (int first = 0; first < request.ig_steps; first += chunk) {
       const int last = std::min(request.ig_steps, first + chunk);
       const std::vector<double> step(alphas.begin() + first, alphas.begin() + last);
       const backward::GradientPass pass = backward::gradient_pass(*dense_, mask, ids, step, true);
       for (int k = first; k < last; ++k) {
         const size_t v = k - first;
-        // e_i . df_t/de_i at alpha_k, weighted: linear in the gradient, so summed step by step
-        per_row(pass.source_grad.data() + v * T * S * d, source_table, request.source, T, d, false,
-                times, source_step);
-        per_row(pass.target_grad.data() + v * T * T * d, target_table, request.decoder_input, T, d,
-                true, times, target_step);
-        const auto w = static_cast<float>(weights[k]);
-        for (size_t i = 0; i < source_step.size(); ++i) map.source[i] += w * source_step[i];
-        for (int t = 0; t < T; ++t)
-          for (int j = 0; j <= t; ++j) map.target[t * T + j] += w * target_step[t * T + j];
+        accumulate(pass.source_grad.data() + v * T * S * d, source_table, request.source, T, d,
+                   false, weights[k], source_sum);
+        accumulate(pass.target_grad.data() + v * T * T * d, target_table, request.decoder_input, T,
+                   d, true, weights[k], target_sum);
       }
     }
     const backward::GradientPass zero = backward::gradient_pass(*dense_, mask, ids, {0.0}, false);
     map.completeness_gap.resize(T);
     for (int t = 0; t < T; ++t) {
       double sum = 0.0;
-      for (int i = 0; i < S; ++i) sum += map.source[t * S + i];
-      for (int j = 0; j <= t; ++j) sum += map.target[t * T + j];
+      for (int i = 0; i < S; ++i) {
+        sum += source_sum[t * S + i];
+        map.source[t * S + i] = static_cast<float>(source_sum[t * S + i]);
+      }
+      for (int j = 0; j <= t; ++j) {
+        sum += target_sum[t * T + j];
+        map.target[t * T + j] = static_cast<float>(target_sum[t * T + j]);
+      }
       map.completeness_gap[t] =
           static_cast<float>(sum - (static_cast<double>(result.log_probs[t]) - zero.log_probs[t]));
-      for (int j = t + 1; j < T; ++j) map.target[t * T + j] = kNaN;
     }
   }
 

@@ -15,6 +15,13 @@ larger log-probability), and each completeness gap equal to the reference's with
 error: 1e-3 of the sum of the magnitudes it is made of. Prints the largest errors per model.
 Then `minimt score --format jsonl --attribute all` on the shipped model's first held-out pairs:
 its "attributions" are the driver's numbers bit for bit, and held to autograd's the same way.
+
+One exception, counted and printed ("past the strict rule"): an integrated-gradients entry that
+is a small sum of far larger terms (w_k e . g_k of opposite signs) may instead be within 1e-4 of
+the sum of the terms' magnitudes. Float32 gradients cannot do better there: on T5 v1.1 one
+entry is 0.0061 out of terms summing to 15.4 in magnitude, and PyTorch's own float32 autograd
+misses the strict rule there by 3.5 times its bound (minimt by 2.4; the worst error over the
+terms' size on every model here is 1.5e-5 for minimt, 4.5e-5 for float32 autograd).
 Ends with "N passed, N failed".
 """
 import json
@@ -98,25 +105,31 @@ class Errors:
     """The largest error of each method on one model, and the checks."""
 
     def __init__(self, tally, label):
-        self.tally, self.label, self.worst = tally, label, {}
+        self.tally, self.label, self.worst, self.past_strict = tally, label, {}, 0
 
-    def note(self, method, error, relative):
+    def note(self, method, error, share):
+        """share: the error over its bound (past 1: fails the bound)."""
         old = self.worst.get(method, (0.0, 0.0))
-        self.worst[method] = (max(old[0], error), max(old[1], relative))
+        self.worst[method] = (max(old[0], error), max(old[1], share))
 
-    def compare(self, what, method, got, want, bound):
-        """got (lists with None) against want (tensor with NaN) element by element."""
+    def compare(self, what, method, got, want, bound, fallback=None):
+        """got (lists with None) against want (tensor with NaN) element by element: within
+        bound, or (counted in past_strict) within fallback."""
         want = want.tolist() if hasattr(want, "tolist") else want
         bad = []
-        for index, (g, w, b) in enumerate(zip(flat(got), flat(want), flat(bound))):
+        fallback = flat(fallback) if fallback is not None else [0.0] * len(flat(bound))
+        for index, (g, w, b, f) in enumerate(zip(flat(got), flat(want), flat(bound), fallback)):
             if g is None or w != w:
                 if not (g is None and w != w):
                     bad.append((index, g, w))
                 continue
             error = abs(g - w)
-            self.note(method, error, error / max(abs(w), 1e-30))
+            self.note(method, error, error / max(b, 1e-30))
             if error > b:
-                bad.append((index, g, w))
+                if error <= f:
+                    self.past_strict += 1
+                else:
+                    bad.append((index, g, w))
         self.tally.check(not bad, "%s: %s %s" % (self.label, what, method),
                          "%d entries off, first %s" % (len(bad), bad[:3]))
 
@@ -180,11 +193,12 @@ def compare_sentences(errors, reference, texts, got, methods, steps, rule, ablat
         for method in methods:
             for side in ("source", "target"):
                 w = want[method][side]
-                bound = (1e-5 + 1e-3 * w.abs()).nan_to_num(0.0)
-                if method == "integrated_gradients":  # a sum: relative to its terms' size
-                    bound = torch.maximum(bound, 1e-3 * want[method][side + "_terms"])
+                bound = torch.clamp(1e-3 * w.abs(), min=1e-5).nan_to_num(0.0)
+                fallback = None
+                if method == "integrated_gradients":  # a sum: see the docstring
+                    fallback = (1e-4 * want[method][side + "_terms"]).tolist()
                 errors.compare("sentence %d %s: %s" % (n, what, side), method,
-                               ours[method][side], w, bound.tolist())
+                               ours[method][side], w, bound.tolist(), fallback)
         if "integrated_gradients" in methods:
             ig = want["integrated_gradients"]
             scale = (ig["source"].abs().sum(1) + ig["target"].nan_to_num(0).abs().sum(1) +
@@ -275,9 +289,10 @@ def as_float32(values):
 
 
 def print_worst(label, errors):
-    print("%-48s %s" % (label, "  ".join("%s %.1e (rel %.1e)" % (m, e, r)
-                                         for m, (e, r) in sorted(errors.worst.items()))),
-          flush=True)
+    print("%-48s %s%s" % (label, "  ".join("%s %.1e (%.2f of bound)" % (m, e, r)
+                                           for m, (e, r) in sorted(errors.worst.items())),
+                          "  past the strict rule: %d" % errors.past_strict
+                          if errors.past_strict else ""), flush=True)
 
 
 def main():

@@ -80,9 +80,10 @@ namespace backward {
 class DenseModel;
 }
 
-// Made once per loaded model (it rebuilds float32 copies of the Linear weights that are held
-// only packed, int8 or bf16: for an F16, BF16 or int8 file, 4 bytes per weight); config and
-// weights must outlive it. attribute() may then run on several threads at once.
+// Made once per loaded model: on minimt's kernels it packs each Linear weight transposed for the
+// backward (4 bytes per weight), and for int8 or bf16 compute the float32 weight as well (4 more);
+// under MINIMT_KERNELS=openblas it adds nothing. config and weights must outlive it.
+// attribute() may then run on several threads at once.
 class Attributor {
  public:
   Attributor(const Architecture& config, const ModelWeights& weights);

@@ -1,22 +1,26 @@
-// The model's Linear weights as plain float32 [out, in] matrices, which the backward pass needs
-// (dx = dy W reads W untransposed; the packed, int8 and bf16 copies only compute x W^T). A layer
-// whose float32 weight is still in memory is used in place; any other is rebuilt once from its
-// packed copy (exact), its int8 values times their scales (the dequantized weights), or its
-// bfloat16 values.
+// The model's Linear weights in float32 for the backward pass, which needs both products:
+// y = x W^T forward and dx = dy W backward. On minimt's kernels (packed_gemm.h) a layer keeps the
+// engine's packed W where it has one and gets W^T packed once, beside it, so that neither product
+// packs anything per call; a layer the engine computes with OpenBLAS (MINIMT_KERNELS=openblas) is
+// used in place through ops::gemm. A layer held only as int8 or bfloat16 (int8 or bf16 compute)
+// is rebuilt from those values (the dequantized weights), then packed both ways.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "minimt/engine/architecture.h"
+#include "minimt/engine/packed_gemm.h"
 #include "minimt/engine/weights.h"
 
 namespace minimt::backward {
 
 struct DenseLinear {
-  const float* weight = nullptr;  // [out, in]
+  const float* weight = nullptr;  // [out, in], when the products go through ops::gemm
   const float* bias = nullptr;    // [out] or null
   int out = 0, in = 0;
+  const PackedMatrix* packed = nullptr;      // W [out, in], for x W^T
+  const PackedMatrix* transposed = nullptr;  // W^T [in, out], for dy W
 };
 
 struct DenseAttention {
@@ -40,14 +44,19 @@ class DenseModel {
 
  private:
   DenseLinear dense(const Linear& layer);
+  const PackedMatrix* pack(const float* weight, int n, int k, LinearKernel kernel);
   const Architecture& config_;
   const ModelWeights& weights_;
-  std::vector<std::unique_ptr<float[]>> owned_;  // the rebuilt weights
+  std::vector<std::unique_ptr<float[]>> owned_;  // the packed copies' storage
+  std::vector<std::unique_ptr<PackedMatrix>> packed_;
   std::vector<DenseLayer> encoder_, decoder_;
   DenseLinear output_;
 };
 
-// y[rows, out] = x[rows, in] W^T + b, in float32 through ops::gemm.
+// y[rows, out] = x[rows, in] W^T + b.
 void dense_forward(const DenseLinear& layer, const float* x, int64_t rows, float* y);
+// dx[rows, in] = dy[rows, out] W, or dx += that with accumulate (`sum` holds the product then).
+void dense_backward(const DenseLinear& layer, const float* dy, int64_t rows, float* dx,
+                    bool accumulate, std::vector<float>& sum);
 
 }  // namespace minimt::backward

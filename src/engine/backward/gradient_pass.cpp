@@ -107,7 +107,7 @@ GradientPass gradient_pass(const DenseModel& m, const HeadMask* mask, const Sent
 
   // Seeds: df_t/dy at decoder row t only, [V][B=T][T][d]
   std::vector<float> dh(static_cast<size_t>(V) * T * d);
-  linear(m.output().weight, vocab, d, dlogits.data(), static_cast<int64_t>(V) * T, dh.data());
+  dense_backward(m.output(), dlogits.data(), static_cast<int64_t>(V) * T, dh.data(), false, z.sum);
   const GradShape target_shape{V, T, T}, source_shape{V, T, S};
   std::vector<float> dy(static_cast<size_t>(target_shape.gradient_rows()) * d, 0.0f);
   for (int v = 0; v < V; ++v)

@@ -55,10 +55,10 @@ void feed_forward_forward(const Architecture& c, const DenseLayer& layer, const 
 void feed_forward_backward(const Architecture& c, const DenseLayer& layer,
                            const FeedForwardTape& tape, const GradShape& shape, const float* dout,
                            float* dx, Scratch& z) {
-  const int f = layer.fc1.out, d = c.d_model;
+  const int f = layer.fc1.out;
   const int64_t rows = shape.gradient_rows();
   float* dh = room(z.a, static_cast<size_t>(rows) * f);  // [V*B*N, d_ff]
-  linear(layer.fc2.weight, d, f, dout, rows, dh);
+  dense_backward(layer.fc2, dout, rows, dh, false, z.sum);
   const bool gated = c.feed_forward == FeedForwardKind::kGated;
   float* dgate = gated ? room(z.b, static_cast<size_t>(rows) * f) : nullptr;
   for (int64_t g = 0; g < rows; ++g) {
@@ -72,8 +72,8 @@ void feed_forward_backward(const Architecture& c, const DenseLayer& layer,
     }
     activation(c.activation, tape.pre.data() + at, row, f, row);
   }
-  linear(layer.fc1.weight, f, d, dh, rows, dx);
-  if (gated) linear(layer.fc1_linear.weight, f, d, dgate, rows, dx, true);
+  dense_backward(layer.fc1, dh, rows, dx, false, z.sum);
+  if (gated) dense_backward(layer.fc1_linear, dgate, rows, dx, true, z.sum);
 }
 
 void attention_forward(const Architecture& c, const DenseAttention& w, const float* x,
@@ -110,12 +110,12 @@ void attention_forward(const Architecture& c, const DenseAttention& w, const flo
 void attention_backward(const Architecture& c, const DenseAttention& w,
                         const AttentionLayerTape& tape, int variants, int seeds, const float* dout,
                         float* dx, float* dmemory, Scratch& z) {
-  const int width = c.attention_width(), heads = c.num_heads, d = c.d_model;
+  const int width = c.attention_width(), heads = c.num_heads;
   const int tq = tape.tq, tk = tape.tk;
   const int64_t queries = static_cast<int64_t>(variants) * seeds * tq;
   const int64_t keys = static_cast<int64_t>(variants) * seeds * tk;
   float* dcontext = room(z.a, static_cast<size_t>(queries) * width);  // [V*B*tq, H*dk]
-  linear(w.out.weight, d, width, dout, queries, dcontext);
+  dense_backward(w.out, dout, queries, dcontext, false, z.sum);
   float* dq = room(z.b, static_cast<size_t>(queries) * width);
   float* dk = room(z.c, static_cast<size_t>(keys) * width);  // [V*B*tk, H*dk]
   float* dv = room(z.d, static_cast<size_t>(keys) * width);
@@ -133,9 +133,9 @@ void attention_backward(const Architecture& c, const DenseAttention& w,
     const int64_t k_at = static_cast<int64_t>(b) * seeds * tk * width;
     attention(t, dcontext + q_at, seeds, dq + q_at, dk + k_at, dv + k_at, z.attention);
   }
-  linear(w.q.weight, width, d, dq, queries, dx);
-  linear(w.k.weight, width, d, dk, keys, dmemory, true);
-  linear(w.v.weight, width, d, dv, keys, dmemory, true);
+  dense_backward(w.q, dq, queries, dx, false, z.sum);
+  dense_backward(w.k, dk, keys, dmemory, true, z.sum);
+  dense_backward(w.v, dv, keys, dmemory, true, z.sum);
 }
 
 }  // namespace minimt::backward

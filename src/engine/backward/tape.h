@@ -51,6 +51,7 @@ struct LayerTape {
 // Buffers the backward reuses.
 struct Scratch {
   std::vector<float> a, b, c, d, e;
+  std::vector<float> sum;  // dense_backward's product when it accumulates
   AttentionBackwardScratch attention;
 };
 

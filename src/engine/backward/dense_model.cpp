@@ -94,7 +94,8 @@ DenseModel::DenseModel(const Architecture& config, const ModelWeights& weights)
   const auto attention = [&](const AttentionWeights& a) {
     return DenseAttention{dense(a.q), dense(a.k), dense(a.v), dense(a.out)};
   };
-  for (const EncoderLayerWeights& l : weights.encoder_layers) {
+  // What an encoder and a decoder layer share; a decoder layer adds its cross-attention.
+  const auto layer = [&](const auto& l) {
     DenseLayer d;
     d.self_attn = attention(l.self_attn);
     d.self_attn_norm = l.self_attn_norm;
@@ -102,18 +103,13 @@ DenseModel::DenseModel(const Architecture& config, const ModelWeights& weights)
     d.fc1 = dense(l.fc1);
     d.fc1_linear = dense(l.fc1_linear);
     d.fc2 = dense(l.fc2);
-    encoder_.push_back(d);
-  }
+    return d;
+  };
+  for (const EncoderLayerWeights& l : weights.encoder_layers) encoder_.push_back(layer(l));
   for (const DecoderLayerWeights& l : weights.decoder_layers) {
-    DenseLayer d;
-    d.self_attn = attention(l.self_attn);
+    DenseLayer d = layer(l);
     d.cross_attn = attention(l.cross_attn);
-    d.self_attn_norm = l.self_attn_norm;
     d.cross_attn_norm = l.cross_attn_norm;
-    d.final_norm = l.final_norm;
-    d.fc1 = dense(l.fc1);
-    d.fc1_linear = dense(l.fc1_linear);
-    d.fc2 = dense(l.fc2);
     decoder_.push_back(d);
   }
   output_ = dense(weights.output);

@@ -1,5 +1,6 @@
 // minimt show: an attention dump's heatmaps in the terminal, or the difference of two dumps of
-// the same sentences (B - A) of what --values names, with each head's largest change.
+// the same sentences (B - A) of what --values names, with each head's largest change; or one
+// dump's attributions of a method (--values METHOD).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -36,6 +37,8 @@ int run_show(const ShowArgs& args) {
   options.style = terminal_style(STDOUT_FILENO, args.color, args.width);
   std::string text;
   if (args.dumps.size() == 1) {
+    const std::string missing = missing_attribution({a, args.dumps[0]}, options);
+    if (!missing.empty()) throw UsageError(missing);
     text = show_dump(a, options);
   } else {
     const AttentionDump b = read_dump_file(args.dumps[1]);
@@ -85,9 +88,13 @@ void add_show_options(CLI::App& command, ShowArgs& args) {
       .add_option("--values", args.values,
                   "weights: the attention weights; scores: what softmax read (a dump with "
                   "--dump-scores); norms: weight x norm (--dump-norms); lens: each decoder "
-                  "layer's most likely next piece (--logit-lens); of two dumps, B - A of it")
+                  "layer's most likely next piece (--logit-lens); of two dumps, B - A of it; "
+                  "saliency, input_x_gradient, integrated_gradients or occlusion: that "
+                  "attribution method's map (--attribute METHOD) of one dump, to the source "
+                  "(--type cross) or the decoder input (--type decoder)")
       ->type_name("WHAT")
-      ->check(CLI::IsMember({"weights", "scores", "norms", "lens"}))
+      ->check(CLI::IsMember({"weights", "scores", "norms", "lens", "saliency", "input_x_gradient",
+                             "integrated_gradients", "occlusion"}))
       ->capture_default_str();
   add_sentences_option(command, args.sentences);
   add_color_option(command, args.color);

@@ -1,5 +1,6 @@
 #include "minimt/app/views/attention_show.h"
 
+#include "app/views/terminal_attribution.h"
 #include "app/views/view_text.h"
 
 namespace minimt {
@@ -56,8 +57,30 @@ std::string show_dump(const AttentionDump& dump, const ShowOptions& options) {
   return out;
 }
 
+std::string missing_attribution(const NamedDump& d, const ShowOptions& options) {
+  const HeatmapChoice& choice = options.choice;
+  if (!is_attribution(choice.values)) return "";
+  const std::string method = enum_name(kHeatmapValueNames, choice.values);
+  if (choice.type != "cross" && choice.type != "decoder")
+    return "--values " + method + " has no " + choice.type +
+           " map: an attribution is of each output token, to the source (--type cross) or to "
+           "the decoder input (--type decoder)";
+  for (const DumpSentence* s : shown(d.dump, options.sentences))
+    if (without_attention(*s).empty() && !view::find_attribution(*s, method))
+      return "cannot draw --values " + method + " of " + d.name + ": sentence " +
+             std::to_string(s->number) + " has no " + method +
+             " attributions (a dump holds them when written with --attribute " + method + ")";
+  return "";
+}
+
 std::string missing_values(const NamedDump& a, const NamedDump& b, const ShowOptions& options) {
   const HeatmapChoice& choice = options.choice;
+  if (is_attribution(choice.values))
+    return "cannot compare " + a.name + " and " + b.name + " by --values " +
+           enum_name(kHeatmapValueNames, choice.values) +
+           ": show A B compares weights, scores, norms or lens; draw each dump's attributions "
+           "alone (minimt show DUMP --values " +
+           enum_name(kHeatmapValueNames, choice.values) + ")";
   const dump_schema::AttentionType* type = dump_schema::find_attention_type(choice.type);
   if (!type) return "'" + choice.type + "' is not encoder, decoder or cross";
   // The key --values reads and the option that writes it.
@@ -118,7 +141,7 @@ std::string show_difference(const NamedDump& a, const NamedDump& b, const ShowOp
       if (both_hold_head_norms(a, b))
         table(dump_schema::kHeadNormsSuffix, "of the head norm", true);
       break;
-    case HeatmapValues::kLens:
+    default:  // the logit lens; attributions (missing_values refuses them)
       break;
   }
   std::string out;

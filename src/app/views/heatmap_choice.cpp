@@ -140,17 +140,24 @@ float largest(const std::vector<float>& values, int cols, bool causal) {
 }
 
 Grid grid_for(const DumpSentence& s, const Chosen& c, const std::string& what) {
-  Grid g;
   const TypeText& text = type_text(c.type->type);
-  g.heading.push_back(std::string(text.heading) + " \u00b7 layer " + c.m->layer_labels[c.layer] +
-                      " \u00b7 " + head_text(c) + " \u00b7 sentence " + std::to_string(s.number) +
-                      what);
+  return labelled_grid(s, *c.type,
+                       std::string(text.heading) + " \u00b7 layer " + c.m->layer_labels[c.layer] +
+                           " \u00b7 " + head_text(c) + " \u00b7 sentence " +
+                           std::to_string(s.number) + what,
+                       text.axes);
+}
+
+Grid labelled_grid(const DumpSentence& s, const dump_schema::AttentionType& type,
+                   const std::string& title, const std::string& axes) {
+  Grid g;
+  g.heading.push_back(title);
   g.heading.push_back("source: " + terminal_escape(s.source));
   g.heading.push_back("translation: " + terminal_escape(s.translation));
-  g.heading.push_back(text.axes);
-  for (const std::string& t : s.tokens(c.type->rows)) g.rows.push_back(terminal_escape(t));
-  for (const std::string& t : s.tokens(c.type->cols)) g.cols.push_back(terminal_escape(t));
-  if (c.type->rows == dump_schema::Axis::kDecoderInput)
+  g.heading.push_back(axes);
+  for (const std::string& t : s.tokens(type.rows)) g.rows.push_back(terminal_escape(t));
+  for (const std::string& t : s.tokens(type.cols)) g.cols.push_back(terminal_escape(t));
+  if (type.rows == dump_schema::Axis::kDecoderInput)
     for (size_t i = 0; i < s.output_tokens.size(); ++i) {
       std::string label = "\u2192 " + terminal_escape(s.output_tokens[i]);
       if (i < s.output_log_probs.size()) {

@@ -45,4 +45,9 @@ float largest(const std::vector<float>& values, int cols, bool causal);
 // for the decoder's steps, the predicted piece and its probability on the right.
 Grid grid_for(const DumpSentence& s, const Chosen& c, const std::string& what);
 
+// The same of any matrix with `type`'s rows and columns: `title`, the source, the translation
+// and `axes` above; the tokens as labels; the predicted pieces on the right of decoder steps.
+Grid labelled_grid(const DumpSentence& s, const dump_schema::AttentionType& type,
+                   const std::string& title, const std::string& axes);
+
 }  // namespace minimt::view

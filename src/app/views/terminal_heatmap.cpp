@@ -1,10 +1,11 @@
 // The terminal heatmaps of one dump (terminal_heatmap.h): what to draw is chosen in
 // heatmap_choice.cpp, the grid is laid out in terminal_grid.cpp, terminal_cells.cpp paints the
 // cells; the difference of two dumps is drawn in terminal_difference.cpp, the logit lens in
-// terminal_lens.cpp.
+// terminal_lens.cpp, an attribution method's map in terminal_attribution.cpp.
 #include "minimt/app/views/terminal_heatmap.h"
 
 #include "app/views/heatmap_choice.h"
+#include "app/views/terminal_attribution.h"
 #include "app/views/terminal_cells.h"
 #include "app/views/terminal_lens.h"
 #include "minimt/base/error.h"
@@ -72,6 +73,7 @@ HeatmapChoice parse_heatmap_choice(const std::string& spec) {
 std::string draw_heatmap(const DumpSentence& sentence, const HeatmapChoice& choice,
                          const TerminalStyle& style) {
   if (choice.values == HeatmapValues::kLens) return view::draw_lens(sentence, style);
+  if (is_attribution(choice.values)) return view::draw_attribution(sentence, choice, style);
   const Chosen c = view::choose(sentence, choice);
   if (choice.values != HeatmapValues::kWeights) return draw_extra(sentence, c, choice, style);
   Grid g = view::grid_for(sentence, c, "");

@@ -25,6 +25,11 @@ struct ShowOptions {
 // line saying so. Throws Error when a sentence lacks the type, layer or head chosen.
 std::string show_dump(const AttentionDump& dump, const ShowOptions& options);
 
+// "" unless options.choice.values names an attribution method that the chosen sentences of
+// the dump lack (naming the dump, the first such sentence and --attribute METHOD), or an
+// attention type without its map (the encoder: attributions are of the outputs).
+std::string missing_attribution(const NamedDump& d, const ShowOptions& options);
+
 // "" when both dumps hold what options.choice.values draws (the type's weights, its scores, its
 // weight x norm, the logit lens) in every chosen sentence translated in both; else why not,
 // naming the dump that lacks which key, the sentence and the option that writes it.

@@ -33,13 +33,35 @@ struct TerminalStyle {
 // What a heatmap's cells show (show --values): the weights; the scores softmax read
 // (--dump-scores), signed, on the diverging scale up to the map's largest magnitude; weight x
 // norm, ||a_ij v_j W_O|| (--dump-norms), on the sequential scale up to the map's largest; or
-// the logit lens (--logit-lens), each decoder layer's most likely next piece at each position.
-enum class HeatmapValues { kWeights, kScores, kNorms, kLens };
+// the logit lens (--logit-lens), each decoder layer's most likely next piece at each position;
+// or one attribution method's map (--attribute METHOD), one grid per sentence: saliency on the
+// sequential scale up to the map's largest, the signed methods on the diverging scale up to its
+// largest magnitude (terminal_attribution.cpp).
+enum class HeatmapValues {
+  kWeights,
+  kScores,
+  kNorms,
+  kLens,
+  kSaliency,
+  kInputXGradient,
+  kIntegratedGradients,
+  kOcclusion
+};
 inline constexpr EnumName<HeatmapValues> kHeatmapValueNames[] = {
     {"weights", HeatmapValues::kWeights},
     {"scores", HeatmapValues::kScores},
     {"norms", HeatmapValues::kNorms},
-    {"lens", HeatmapValues::kLens}};
+    {"lens", HeatmapValues::kLens},
+    {"saliency", HeatmapValues::kSaliency},
+    {"input_x_gradient", HeatmapValues::kInputXGradient},
+    {"integrated_gradients", HeatmapValues::kIntegratedGradients},
+    {"occlusion", HeatmapValues::kOcclusion}};
+
+// Whether `values` names an attribution method (its name is the method's, as the dump keeps it).
+inline bool is_attribution(HeatmapValues values) {
+  return values == HeatmapValues::kSaliency || values == HeatmapValues::kInputXGradient ||
+         values == HeatmapValues::kIntegratedGradients || values == HeatmapValues::kOcclusion;
+}
 
 // Which heatmap of a sentence: an attention type, a layer and a head or the average.
 struct HeatmapChoice {

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""minimt show DUMP --values METHOD: one attribution method's map of each sentence, drawn in
+the terminal and read back cell by cell against the dump's numbers.
+
+A dump from `minimt score --attribute all --ig-steps 8 --dump-attention` on the shipped model;
+for each method (saliency, input_x_gradient, integrated_gradients, occlusion), each type
+(cross: the source map [T][S]; decoder: the target map [T][T], j > t drawn as the causal mask)
+and each colour mode (plain: --color never; 24-bit: --color always with COLORTERM=truecolor):
+  - the title names the method (integrated gradients: the steps, the rule and the largest
+    |completeness gap|), then the source, the translation and the axes;
+  - the column labels are the source (or decoder input) pieces, the rows the decoder input
+    pieces with the predicted piece and its probability on the right;
+  - every cell is the glyph or colour its number maps to, worked out here from the JSON:
+    saliency on the sequential scale over the map's largest value, the signed methods on the
+    diverging scale over the map's largest magnitude;
+  - the legend prints the scale.
+Refused: a dump without the method (naming the dump, the sentence and --attribute METHOD),
+--type encoder, and two dumps (show A B does not compare attributions).
+
+Ends with "N passed, N failed"; exits 1 on any failure.
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import support  # noqa: E402
+import terminal_picture as tp  # noqa: E402
+
+tally = support.Tally()
+check = tally.check
+METHODS = ("saliency", "input_x_gradient", "integrated_gradients", "occlusion")
+MODE_RUNS = {
+    "plain": (["--color", "never"], {}),
+    "truecolor": (["--color", "always"], {"TERM": "xterm-256color", "COLORTERM": "truecolor"}),
+}
+SOURCE = "The black cat sees the small dog."
+TARGET = "Le chat noir voit le petit chien."
+
+
+def run(minimt, args, env=None):
+    environment = dict(os.environ)
+    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
+        environment.pop(name, None)
+    environment.update(env or {})
+    result = subprocess.run([minimt, *args], capture_output=True, timeout=300, env=environment)
+    return result.returncode, result.stdout.decode(), result.stderr.decode()
+
+
+def expected_map(sentence, method, causal):
+    """The map drawn ([T][S] or [T][T], None under the mask, as float32), its scale and each
+    cell as it must be drawn."""
+    attribution = sentence["attributions"][method]
+    values = [[None if v is None else tp.f32(v) for v in row]
+              for row in attribution["target" if causal else "source"]]
+    scale = tp.f32(max(abs(v) for i, row in enumerate(values) for j, v in enumerate(row)
+                       if not (causal and j > i)))
+    return values, scale
+
+
+def expected_cell(values, scale, method, mode, causal, i, j):
+    masked = causal and j > i
+    if method == "saliency":
+        weight = 0.0 if masked or not scale > 0 else tp.f32(values[i][j] / scale)
+        return tp.expected_cell(weight, mode, masked)
+    return tp.expected_signed_cell(0.0 if masked else values[i][j], scale, mode, masked)
+
+
+def title(sentence, method, causal):
+    text = "Attribution \u00b7 %s of each output to the %s \u00b7 sentence 1" % (
+        method, "decoder input" if causal else "source")
+    if method == "integrated_gradients":
+        a = sentence["attributions"][method]
+        gap = max(abs(tp.f32(g)) for g in a["completeness_gap"])
+        text += " \u00b7 %d steps, %s rule, largest |completeness gap| %.4g" % (
+            a["steps"], a["rule"], gap)
+    return text
+
+
+def check_map(minimt, dump, sentence, method, kind, mode):
+    causal = kind == "decoder"
+    what = "show --values %s --type %s, %s" % (method, kind, mode)
+    flags, env = MODE_RUNS[mode]
+    status, out, err = run(minimt, ["show", dump, "--values", method, "--type", kind,
+                                    "--width", "200"] + flags, env)
+    if not check(status == 0 and out.count("\n\n") >= 1, what + ": runs", err + out[:300]):
+        return
+    body = out.split("\n", 2)[2]  # after the line naming the model and a blank line
+    rows = [tp.terminal_escape(t) for t in sentence["decoder_input_tokens"]]
+    cols = [tp.terminal_escape(t) for t in
+            (sentence["decoder_input_tokens"] if causal else sentence["source_tokens"])]
+    picture = tp.Picture(body, rows, len(cols))
+    values, scale = expected_map(sentence, method, causal)
+    check(picture.heading[0] == title(sentence, method, causal),
+          what + ": the title names the method (and the integration)", picture.heading[0])
+    check(picture.heading[1] == "source: " + sentence["source"] and
+          picture.heading[2] == "translation: " + sentence["translation"] and
+          picture.heading[3].startswith("rows: outputs = decoder input pieces"),
+          what + ": source, translation and axes", "\n".join(picture.heading))
+    down = min(10, max(len(l) for l in cols))
+    check(len(picture.lines) == 4 + down + len(rows) + 1,
+          what + ": 4 heading lines, %d of column labels, %d rows, the legend" % (down, len(rows)),
+          "%d lines\n%s" % (len(picture.lines), body))
+    check(picture.columns == [tp.fit(l, 10) for l in cols],
+          what + ": the column labels are the pieces attributed to", repr(picture.columns))
+    bad, cells = [], 0
+    for i, (label, row_cells, right) in enumerate(picture.rows):
+        if label != tp.fit(rows[i], 16):
+            bad.append("row %d label %r" % (i, label))
+        want_right = "\u2192 %s %.2f" % (tp.terminal_escape(sentence["output_tokens"][i]),
+                                         math.exp(sentence["output_log_probs"][i]))
+        if right != want_right:
+            bad.append("row %d right label %r, want %r" % (i, right, want_right))
+        if row_cells is None or len(row_cells) != len(cols):
+            bad.append("row %d: %r cells, want %d" % (i, row_cells and len(row_cells), len(cols)))
+            continue
+        for j, cell in enumerate(row_cells):
+            want = expected_cell(values, scale, method, mode, causal, i, j)
+            cells += 1
+            if cell != want:
+                bad.append("row %d col %d: %r, want %r" % (i, j, cell, want))
+    check(not bad and len(picture.rows) == len(rows) and cells == len(rows) * len(cols),
+          what + ": all %d cells the glyph or colour of their number, every label its token"
+          % (len(rows) * len(cols)), "\n".join(bad[:10]) + "\n" + body)
+    legend = tp.SGR.sub("", picture.legend)
+    if method == "saliency":
+        want = ("saliency 0 ", " %.4f (the largest here)" % scale)
+    else:
+        want = ("%s  -%.4f " % (method, scale), " +%.4f (" % scale)
+    check(legend.startswith(want[0]) and want[1] in legend and
+          (("masked" in legend) == causal), what + ": the legend prints the scale", legend)
+    return cells
+
+
+def check_errors(minimt, dump, plain, saliency_only):
+    status, out, err = run(minimt, ["show", plain, "--values", "saliency"])
+    check(status == 2 and out == "" and plain in err and "sentence 1" in err and
+          "--attribute saliency" in err,
+          "a dump without attributions: a usage error naming the dump, the sentence, the flag", err)
+    status, out, err = run(minimt, ["show", saliency_only, "--values", "occlusion", "--type",
+                                    "decoder"])
+    check(status == 2 and out == "" and saliency_only in err and "sentence 1" in err and
+          "--attribute occlusion" in err and "no occlusion attributions" in err,
+          "a dump with another method only: the method missing named", err)
+    status, out, err = run(minimt, ["show", saliency_only, "--values", "saliency"])
+    check(status == 0 and out.splitlines()[2].startswith("Attribution \u00b7 saliency"),
+          "the method the dump has is drawn", err + out[:200])
+    for method in METHODS:
+        status, out, err = run(minimt, ["show", dump, "--values", method, "--type", "encoder"])
+        check(status == 2 and out == "" and "no encoder map" in err,
+              "--values %s --type encoder: refused, no encoder map" % method, err)
+    status, out, err = run(minimt, ["show", dump, dump, "--values", "integrated_gradients"])
+    check(status == 2 and out == "" and "cannot compare" in err and
+          "show DUMP --values integrated_gradients" in err,
+          "two dumps --values integrated_gradients: refused", err)
+    status, out, err = run(minimt, ["show", dump, "--values", "gradients"])
+    check(status == 2 and "gradients" in err, "an unknown --values: a usage error", err)
+    # The weights of the same dump are drawn as ever.
+    status, out, err = run(minimt, ["show", dump, "--color", "never", "--width", "200"])
+    status_plain, out_plain, _ = run(minimt, ["show", plain, "--color", "never", "--width", "200"])
+    check(status == 0 and status_plain == 0 and out == out_plain,
+          "show --values weights of a dump with attributions: as of the same dump without", err)
+
+
+def main():
+    minimt, root = support.minimt_path(__doc__), support.ROOT
+    model = os.path.join(root, "models", "en-fr")
+    scratch = tempfile.mkdtemp(prefix="minimt-show-attribution-")
+    dump = os.path.join(scratch, "attributed.json")
+    plain = os.path.join(scratch, "plain.json")
+    saliency_only = os.path.join(scratch, "saliency.json")
+    for path, options in ((dump, ["--attribute", "all", "--ig-steps", "8"]), (plain, []),
+                          (saliency_only, ["--attribute", "saliency"])):
+        status, _, err = run(minimt, ["score", "-m", model, *options, "--dump-attention", path,
+                                      SOURCE, TARGET])
+        check(status == 0, "score %s --dump-attention" % " ".join(options), err)
+    with open(dump, encoding="utf-8") as f:
+        sentence = json.load(f)["sentences"][0]
+    check(sorted(sentence.get("attributions", {})) == sorted(METHODS),
+          "the dump holds the four methods", repr(sorted(sentence.get("attributions", {}))))
+    total = 0
+    for method in METHODS:
+        for kind in ("cross", "decoder"):
+            for mode in MODE_RUNS:
+                total += check_map(minimt, dump, sentence, method, kind, mode) or 0
+    print("%d cells checked" % total)
+    check_errors(minimt, dump, plain, saliency_only)
+    shutil.rmtree(scratch)
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,8 @@ the terminal and read back cell by cell against the dump's numbers.
 A dump from `minimt score --attribute all --ig-steps 8 --dump-attention` on the shipped model;
 for each method (saliency, input_x_gradient, integrated_gradients, occlusion), each type
 (cross: the source map [T][S]; decoder: the target map [T][T], j > t drawn as the causal mask)
-and each colour mode (plain: --color never; 24-bit: --color always with COLORTERM=truecolor):
+and each colour mode (plain: --color never; 24-bit: --color always with COLORTERM=truecolor;
+xterm's 256 colours):
   - the title names the method (integrated gradients: the steps, the rule and the largest
     |completeness gap|), then the source, the translation and the axes;
   - the column labels are the source (or decoder input) pieces, the rows the decoder input
@@ -15,7 +16,8 @@ and each colour mode (plain: --color never; 24-bit: --color always with COLORTER
     diverging scale over the map's largest magnitude;
   - the legend prints the scale.
 Refused: a dump without the method (naming the dump, the sentence and --attribute METHOD),
---type encoder, and two dumps (show A B does not compare attributions).
+--type encoder, --layer or --head (an attribution has none), and two dumps (show A B does not
+compare attributions). The weights of a dump with attributions are drawn as without them.
 
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
@@ -37,6 +39,7 @@ check = tally.check
 METHODS = ("saliency", "input_x_gradient", "integrated_gradients", "occlusion")
 MODE_RUNS = {
     "plain": (["--color", "never"], {}),
+    "256": (["--color", "always"], {"TERM": "xterm-256color"}),
     "truecolor": (["--color", "always"], {"TERM": "xterm-256color", "COLORTERM": "truecolor"}),
 }
 SOURCE = "The black cat sees the small dog."
@@ -154,6 +157,11 @@ def check_errors(minimt, dump, plain, saliency_only):
         status, out, err = run(minimt, ["show", dump, "--values", method, "--type", "encoder"])
         check(status == 2 and out == "" and "no encoder map" in err,
               "--values %s --type encoder: refused, no encoder map" % method, err)
+    for option in (["--layer", "-1"], ["--head", "2"], ["--head", "avg", "--layer", "0"]):
+        status, out, err = run(minimt, ["show", dump, "--values", "saliency", *option])
+        check(status == 2 and out == "" and "no layers or heads" in err,
+              "--values saliency %s: refused, an attribution has no layers or heads"
+              % " ".join(option), err)
     status, out, err = run(minimt, ["show", dump, dump, "--values", "integrated_gradients"])
     check(status == 2 and out == "" and "cannot compare" in err and
           "show DUMP --values integrated_gradients" in err,

@@ -65,6 +65,10 @@ std::string missing_attribution(const NamedDump& d, const ShowOptions& options) 
     return "--values " + method + " has no " + choice.type +
            " map: an attribution is of each output token, to the source (--type cross) or to "
            "the decoder input (--type decoder)";
+  if (choice.layer || choice.head)
+    return "--values " + method +
+           " draws no layers or heads: an attribution is per token, not per head (leave out "
+           "--layer and --head)";
   for (const DumpSentence* s : shown(d.dump, options.sentences))
     if (without_attention(*s).empty() && !view::find_attribution(*s, method))
       return "cannot draw --values " + method + " of " + d.name + ": sentence " +

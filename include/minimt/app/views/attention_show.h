@@ -27,7 +27,8 @@ std::string show_dump(const AttentionDump& dump, const ShowOptions& options);
 
 // "" unless options.choice.values names an attribution method that the chosen sentences of
 // the dump lack (naming the dump, the first such sentence and --attribute METHOD), or an
-// attention type without its map (the encoder: attributions are of the outputs).
+// attention type without its map (the encoder: attributions are of the outputs), or a layer or
+// head chosen (an attribution has none).
 std::string missing_attribution(const NamedDump& d, const ShowOptions& options);
 
 // "" when both dumps hold what options.choice.values draws (the type's weights, its scores, its

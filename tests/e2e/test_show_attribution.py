@@ -17,11 +17,13 @@ xterm's 256 colours):
   - the legend prints the scale.
 Refused: a dump without the method (naming the dump, the sentence and --attribute METHOD),
 --type encoder, --layer or --head (an attribution has none), and two dumps (show A B does not
-compare attributions). The weights of a dump with attributions are drawn as without them.
+compare attributions); in a dump of two sentences, the one without the method named. The
+weights of a dump with attributions are drawn as without them.
 
 Ends with "N passed, N failed"; exits 1 on any failure.
 """
 
+import copy
 import json
 import math
 import os
@@ -175,6 +177,31 @@ def check_errors(minimt, dump, plain, saliency_only):
           "show --values weights of a dump with attributions: as of the same dump without", err)
 
 
+def check_sentences(minimt, dump, scratch):
+    """Two sentences, the second without occlusion: the error names sentence 2; --sentences 1
+    draws; every sentence is drawn, a blank line between two."""
+    with open(dump, encoding="utf-8") as f:
+        dumped = json.load(f)
+    second = copy.deepcopy(dumped["sentences"][0])
+    del second["attributions"]["occlusion"]
+    dumped["sentences"].append(second)
+    two = os.path.join(scratch, "two.json")
+    with open(two, "w", encoding="utf-8") as f:
+        json.dump(dumped, f)
+    status, out, err = run(minimt, ["show", two, "--values", "occlusion"])
+    check(status == 2 and out == "" and "sentence 2 has no occlusion attributions" in err and
+          two in err, "the second sentence without occlusion: named", err)
+    status, out, err = run(minimt, ["show", two, "--values", "occlusion", "--sentences", "1",
+                                    "--color", "never", "--width", "200"])
+    check(status == 0 and out.count("\nAttribution \u00b7 occlusion") == 1,
+          "--sentences 1: the sentence that has it drawn", err + out[:200])
+    status, out, err = run(minimt, ["show", two, "--values", "saliency", "--color", "never",
+                                    "--width", "200"])
+    pictures = out.split("\n\n")
+    check(status == 0 and len(pictures) == 3 and pictures[1] + "\n" == pictures[2].replace(
+        "sentence 2", "sentence 1"), "two sentences: a picture each, a blank line between", err)
+
+
 def main():
     minimt, root = support.minimt_path(__doc__), support.ROOT
     model = os.path.join(root, "models", "en-fr")
@@ -198,6 +225,7 @@ def main():
                 total += check_map(minimt, dump, sentence, method, kind, mode) or 0
     print("%d cells checked" % total)
     check_errors(minimt, dump, plain, saliency_only)
+    check_sentences(minimt, dump, scratch)
     shutil.rmtree(scratch)
     return tally.finish()
 

@@ -4,7 +4,8 @@
 // d_k != d_model/h, an embedding norm, a forced first token, an output scale), with and without
 // ablated heads: df_t/de_i and df_t/dd_j against central finite differences along a random
 // direction of each embedding row; the float32 forward's f_t against the engine's teacher-forced
-// log-probabilities; variants of one pass against separate passes. Then Attributor: occlusion
+// log-probabilities; variants of one pass against separate passes; a longer sentence, whose
+// seeds go through the decoder in blocks, against the shorter one. Then Attributor: occlusion
 // against separate engine runs, saliency and input x gradient against the gradients, and the
 // completeness of integrated gradients on a smooth model.
 #include <catch2/catch.hpp>
@@ -42,6 +43,38 @@ Sentence sentence(const TestModel& m, std::mt19937& rng, int s, int t) {
     x.target_rows.insert(x.target_rows.end(), m.weights.target_embeddings + id * c.d_model,
                          m.weights.target_embeddings + (id + 1) * c.d_model);
   return x;
+}
+
+// The sentence with two more outputs, in one pass of variants 1 and 0.5, whose seeds go through
+// the decoder in blocks (gradient_pass.cpp): the first T seeds' gradients as `passes` (T outputs,
+// one block, variants 1 and 0.5) have them, and 0 on the decoder rows after T.
+void check_longer(const backward::DenseModel& dense, const HeadMask* mask, const Sentence& x,
+                  std::vector<const backward::GradientPass*> passes, std::mt19937& rng) {
+  const Architecture& c = dense.config();
+  const int d = c.d_model, S = static_cast<int>(x.source.size());
+  const int T = static_cast<int>(x.output.size()), L = T + 2;
+  Sentence y = x;
+  for (int id : random_ids(rng, 2, c.target_vocab_size, false)) {
+    y.input.push_back(y.output.back());
+    y.output.push_back(id);
+    y.target_rows.insert(y.target_rows.end(), d, 0.0f);
+  }
+  for (int j = 0; j < L; ++j)
+    std::copy_n(dense.weights().target_embeddings + y.input[j] * d, d, &y.target_rows[j * d]);
+  const backward::GradientPass longer =
+      backward::gradient_pass(dense, mask, y.ids(), {1.0, 0.5}, true);
+  for (size_t v = 0; v < passes.size(); ++v)
+    for (int t = 0; t < T; ++t) {
+      for (int k = 0; k < S * d; ++k)
+        CHECK(longer.source_grad[((v * L + t) * S) * d + k] ==
+              Approx(passes[v]->source_grad[t * S * d + k]).margin(1e-5));
+      for (int j = 0; j < L; ++j)
+        for (int k = 0; k < d; ++k) {
+          const float got = longer.target_grad[((v * L + t) * L + j) * d + k];
+          CHECK(got ==
+                Approx(j < T ? passes[v]->target_grad[(t * T + j) * d + k] : 0.0f).margin(1e-5));
+        }
+    }
 }
 
 // The engine's own teacher-forced log-probabilities of the sentence.
@@ -139,7 +172,7 @@ TEST_CASE("backward: every architecture against finite differences", "[backward]
       check_rows(dense, mask, x, x.source_rows, pass.source_grad.data(), "source", rng);
       check_rows(dense, mask, x, x.target_rows, pass.target_grad.data(), "target", rng);
       // Decoder rows after the output never matter: exactly 0.
-      const int T = 4, d = m->config.d_model;
+      const int T = static_cast<int>(x.output.size()), d = m->config.d_model;
       for (int t = 0; t < T; ++t)
         for (int j = t + 1; j < T; ++j)
           for (int k = 0; k < d; ++k) CHECK(pass.target_grad[(t * T + j) * d + k] == 0.0f);
@@ -155,6 +188,7 @@ TEST_CASE("backward: every architecture against finite differences", "[backward]
       }
       for (size_t i = 0; i < target_size; i += 5)
         CHECK(both.target_grad[target_size + i] == Approx(half.target_grad[i]).margin(1e-5));
+      check_longer(dense, mask, x, {&pass, &half}, rng);
     }
   }
 }

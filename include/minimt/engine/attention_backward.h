@@ -4,6 +4,7 @@
 // seed by seed. Held against finite differences in tests/unit/test_backward_ops.cpp.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 namespace minimt::backward {
@@ -17,6 +18,11 @@ struct AttentionTape {
   int tq = 0, tk = 0, heads = 0, head_dim = 0;
   float scale = 1.0f;                  // what q.k was multiplied by (1/sqrt(dk), or 1)
   const char* masked_heads = nullptr;  // one flag per head, or null
+  // Where the weights lie when the forward had more queries or keys than these tq and tk (the
+  // first ones of a causal attention): row i of head r at weights + r * head_stride + i *
+  // row_stride. 0: tq * tk and tk.
+  int64_t head_stride = 0;
+  int row_stride = 0;
 };
 
 // Buffers reused across calls.

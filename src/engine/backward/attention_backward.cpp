@@ -25,6 +25,8 @@ void attention(const AttentionTape& tape, const float* dcontext, int seeds, floa
                float* dv, AttentionBackwardScratch& scratch) {
   const int tq = tape.tq, tk = tape.tk, dh = tape.head_dim, width = tape.heads * dh;
   const int64_t rows = static_cast<int64_t>(seeds) * tq;  // every seed's queries, one GEMM
+  const int64_t head_stride = tape.head_stride ? tape.head_stride : static_cast<int64_t>(tq) * tk;
+  const int row_stride = tape.row_stride ? tape.row_stride : tk;
   for (int r = 0; r < tape.heads; ++r) {
     const int column = r * dh;
     if (tape.masked_heads && tape.masked_heads[r]) {  // A_r = 0: nothing flows through it
@@ -33,14 +35,14 @@ void attention(const AttentionTape& tape, const float* dcontext, int seeds, floa
       zero_columns(dv, static_cast<int64_t>(seeds) * tk, width, column, dh);
       continue;
     }
-    const float* a = tape.weights + static_cast<int64_t>(r) * tq * tk;  // [tq, tk]
+    const float* a = tape.weights + r * head_stride;  // [tq, tk], rows row_stride apart
     // dA [seeds*tq, tk] = dC_r [seeds*tq, dk] V_r^T
     float* da = grow(scratch.dweights, static_cast<size_t>(rows) * tk);
     ops::gemm(static_cast<int>(rows), tk, dh, 1.0f, dcontext + column, width, tape.v + column,
               width, true, 0.0f, da, tk);
     // dS, in place: each row against its query's weights (the same for every seed)
     for (int64_t row = 0; row < rows; ++row)
-      softmax(a + (row % tq) * tk, da + row * tk, tk, da + row * tk);
+      softmax(a + (row % tq) * row_stride, da + row * tk, tk, da + row * tk);
     // dQ_r [seeds*tq, dk] = scale dS K_r
     ops::gemm(static_cast<int>(rows), dh, tk, tape.scale, da, tk, tape.k + column, width, false,
               0.0f, dq + column, width);
@@ -57,7 +59,7 @@ void attention(const AttentionTape& tape, const float* dcontext, int seeds, floa
     float* at = grow(scratch.transposed, static_cast<size_t>(tk) * tq);
     for (int i = 0; i < tq; ++i)
       for (int j = 0; j < tk; ++j)
-        at[static_cast<int64_t>(j) * tq + i] = a[static_cast<int64_t>(i) * tk + j];
+        at[static_cast<int64_t>(j) * tq + i] = a[static_cast<int64_t>(i) * row_stride + j];
     const int wide = seeds * dh;
     float* gathered = grow(scratch.gathered, static_cast<size_t>(tq) * wide);
     for (int b = 0; b < seeds; ++b)

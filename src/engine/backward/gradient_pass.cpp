@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "engine/backward/stacks.h"
 #include "minimt/engine/backward_ops.h"
@@ -58,6 +59,35 @@ void embed_backward(const Architecture& c, const LayerNormWeights* norm, const N
   ops::scale_in_place(dx, embedding_scale(c), shape.gradient_rows() * c.d_model);
 }
 
+struct Workspace {
+  Scratch scratch;
+  NormTape source_embedding, target_embedding;
+  StackTape encoder, decoder;
+  std::vector<float> dy, dm;
+};
+
+// The seeds' blocks [first, last) for T output rows: a block costs its gradient rows, (last -
+// first) * last per variant, and a fixed kBlockRows more (its calls, each head's small products),
+// the fewest in all (dynamic programming over the last block's start). The kernels run
+// near their peak from a few rows on, so a block's fixed cost is small.
+constexpr int kBlockRows = 4;
+
+std::vector<std::pair<int, int>> seed_blocks(int T) {
+  std::vector<int64_t> cost(T + 1, 0);
+  std::vector<int> start(T + 1, 0);
+  for (int last = 1; last <= T; ++last) {
+    cost[last] = -1;
+    for (int first = 0; first < last; ++first) {
+      const int64_t c = cost[first] + static_cast<int64_t>(last - first) * last + kBlockRows;
+      if (cost[last] < 0 || c < cost[last]) cost[last] = c, start[last] = first;
+    }
+  }
+  std::vector<std::pair<int, int>> blocks;
+  for (int last = T; last > 0; last = start[last])
+    blocks.insert(blocks.begin(), {start[last], last});
+  return blocks;
+}
+
 }  // namespace
 
 GradientPass gradient_pass(const DenseModel& m, const HeadMask* mask, const SentenceIds& ids,
@@ -66,10 +96,15 @@ GradientPass gradient_pass(const DenseModel& m, const HeadMask* mask, const Sent
   const ModelWeights& w = m.weights();
   const int d = c.d_model, vocab = c.target_vocab_size, V = static_cast<int>(alphas.size());
   const int S = static_cast<int>(ids.source->size()), T = static_cast<int>(ids.output->size());
-  Scratch z;
+  // The tapes and buffers, kept from one pass to the next on this thread: growing them again
+  // for every sentence (the pages, the zeros) costs more than the elementwise work.
+  thread_local Workspace work;
+  Scratch& z = work.scratch;
   // The encoder, [V*S, d]
-  NormTape source_embedding, target_embedding;
-  StackTape encoder, decoder;
+  NormTape& source_embedding = work.source_embedding;
+  NormTape& target_embedding = work.target_embedding;
+  StackTape& encoder = work.encoder;
+  StackTape& decoder = work.decoder;
   std::vector<float> memory(static_cast<size_t>(V) * S * d);
   const LayerNormWeights* source_norm = c.embedding_norm ? &w.encoder_embedding_norm : nullptr;
   const LayerNormWeights* target_norm = c.embedding_norm ? &w.decoder_embedding_norm : nullptr;
@@ -105,24 +140,41 @@ GradientPass gradient_pass(const DenseModel& m, const HeadMask* mask, const Sent
     }
   if (!backward) return pass;
 
-  // Seeds: df_t/dy at decoder row t only, [V][B=T][T][d]
+  // Seeds: df_t/dy at decoder row t only. Nothing reaches a decoder row after t, so the seeds
+  // go through the decoder in blocks [first, last) over its first `last` rows.
   std::vector<float> dh(static_cast<size_t>(V) * T * d);
   dense_backward(m.output(), dlogits.data(), static_cast<int64_t>(V) * T, dh.data(), false, z.sum);
-  const GradShape target_shape{V, T, T}, source_shape{V, T, S};
-  std::vector<float> dy(static_cast<size_t>(target_shape.gradient_rows()) * d, 0.0f);
-  for (int v = 0; v < V; ++v)
-    for (int t = 0; t < T; ++t) {
-      const float* from = dh.data() + (static_cast<size_t>(v) * T + t) * d;
-      float* to = dy.data() + ((static_cast<size_t>(v) * T + t) * T + t) * d;
-      for (int k = 0; k < d; ++k) to[k] = from[k] * c.output_scale;
-    }
-  std::vector<float> dmemory(static_cast<size_t>(source_shape.gradient_rows()) * d, 0.0f);
-  decoder_backward(m, decoder, target_shape, dy.data(), dmemory.data(), z);
-  embed_backward(c, target_norm, target_embedding, target_shape, dy.data());
+  const GradShape source_shape{V, T, S};
+  std::vector<float> dmemory(static_cast<size_t>(source_shape.gradient_rows()) * d);
+  pass.target_grad.assign(static_cast<size_t>(V) * T * T * d, 0.0f);
+  std::vector<float>& dy = work.dy;
+  std::vector<float>& dm = work.dm;
+  for (const auto& [first, last] : seed_blocks(T)) {
+    const int B = last - first;
+    const GradShape block{V, B, last, T};
+    dy.assign(static_cast<size_t>(block.gradient_rows()) * d, 0.0f);  // [V][B][last][d]
+    dm.assign(static_cast<size_t>(V) * B * S * d, 0.0f);              // [V][B][S][d]
+    for (int v = 0; v < V; ++v)
+      for (int b = 0; b < B; ++b) {
+        const float* from = dh.data() + (static_cast<size_t>(v) * T + first + b) * d;
+        float* to = dy.data() + ((static_cast<size_t>(v) * B + b) * last + first + b) * d;
+        for (int k = 0; k < d; ++k) to[k] = from[k] * c.output_scale;
+      }
+    decoder_backward(m, decoder, block, dy.data(), dm.data(), z);
+    embed_backward(c, target_norm, target_embedding, block, dy.data());
+    for (int v = 0; v < V; ++v)
+      for (int b = 0; b < B; ++b) {
+        const size_t seed = static_cast<size_t>(v) * B + b,
+                     t = static_cast<size_t>(v) * T + first + b;
+        std::copy_n(dy.data() + seed * last * d, static_cast<size_t>(last) * d,
+                    pass.target_grad.data() + t * T * d);
+        std::copy_n(dm.data() + seed * S * d, static_cast<size_t>(S) * d,
+                    dmemory.data() + t * S * d);
+      }
+  }
   encoder_backward(m, encoder, source_shape, dmemory.data(), z);
   embed_backward(c, source_norm, source_embedding, source_shape, dmemory.data());
   pass.source_grad = std::move(dmemory);
-  pass.target_grad = std::move(dy);
   return pass;
 }
 

@@ -12,17 +12,18 @@ namespace {
 //   post-norm: x = N(x + f(x));  pre-norm: x = x + f(N(x)).
 template <typename Sublayer>
 void residual_forward(const Architecture& c, const LayerNormWeights& w, float* x, int64_t rows,
-                      NormTape& norm, Sublayer&& sublayer) {
+                      NormTape& norm, Scratch& z, Sublayer&& sublayer) {
   const size_t count = static_cast<size_t>(rows) * c.d_model;
-  std::vector<float> out(count);
+  float* out = room(z.residual, count);
   if (c.norm_position == NormPosition::kPre) {
-    std::vector<float> normed(x, x + count);
-    norm_forward(c, w, normed.data(), rows, norm);
-    sublayer(normed.data(), out.data());
-    ops::add_in_place(x, out.data(), static_cast<int64_t>(count));
+    float* normed = room(z.normed, count);
+    std::copy_n(x, count, normed);
+    norm_forward(c, w, normed, rows, norm);
+    sublayer(static_cast<const float*>(normed), out);
+    ops::add_in_place(x, out, static_cast<int64_t>(count));
   } else {
-    sublayer(static_cast<const float*>(x), out.data());
-    ops::add_in_place(x, out.data(), static_cast<int64_t>(count));
+    sublayer(static_cast<const float*>(x), out);
+    ops::add_in_place(x, out, static_cast<int64_t>(count));
     norm_forward(c, w, x, rows, norm);
   }
 }
@@ -31,17 +32,17 @@ void residual_forward(const Architecture& c, const LayerNormWeights& w, float* x
 //   pre:  dx += N'^T f'^T dx;   post: ds = N'^T dx, dx = ds + f'^T ds.
 template <typename Sublayer>
 void residual_backward(const Architecture& c, const LayerNormWeights& w, const NormTape& norm,
-                       const GradShape& shape, float* dx, Sublayer&& sublayer) {
+                       const GradShape& shape, float* dx, Scratch& z, Sublayer&& sublayer) {
   const size_t count = static_cast<size_t>(shape.gradient_rows()) * c.d_model;
-  std::vector<float> inner(count);
+  float* inner = room(z.residual, count);
   if (c.norm_position == NormPosition::kPre) {
-    sublayer(static_cast<const float*>(dx), inner.data());
-    norm_backward(c, w, norm, shape, inner.data());
+    sublayer(static_cast<const float*>(dx), inner);
+    norm_backward(c, w, norm, shape, inner);
   } else {
     norm_backward(c, w, norm, shape, dx);
-    sublayer(static_cast<const float*>(dx), inner.data());
+    sublayer(static_cast<const float*>(dx), inner);
   }
-  ops::add_in_place(dx, inner.data(), static_cast<int64_t>(count));
+  ops::add_in_place(dx, inner, static_cast<int64_t>(count));
 }
 
 const char* masked(const HeadMask* mask, AttentionKind kind, int layer) {
@@ -63,13 +64,14 @@ void encoder_forward(const DenseModel& m, const HeadMask* mask, int variants, in
     const DenseLayer& layer = m.encoder()[l];
     LayerTape& t = tape.layers[l];
     t.self_attn.tq = t.self_attn.tk = length;
+    t.self_attn.self = true;
     t.self_attn.options = scores;
     t.self_attn.masked = masked(mask, AttentionKind::kEncoder, static_cast<int>(l));
     residual_forward(
-        c, layer.self_attn_norm, x, rows, t.self_norm, [&](const float* in, float* out) {
+        c, layer.self_attn_norm, x, rows, t.self_norm, z, [&](const float* in, float* out) {
           attention_forward(c, layer.self_attn, in, in, variants, false, t.self_attn, out, z);
         });
-    residual_forward(c, layer.final_norm, x, rows, t.ff_norm, [&](const float* in, float* out) {
+    residual_forward(c, layer.final_norm, x, rows, t.ff_norm, z, [&](const float* in, float* out) {
       feed_forward_forward(c, layer, in, rows, t.ff, out);
     });
   }
@@ -83,15 +85,14 @@ void encoder_backward(const DenseModel& m, const StackTape& tape, const GradShap
   for (size_t l = m.encoder().size(); l-- > 0;) {
     const DenseLayer& layer = m.encoder()[l];
     const LayerTape& t = tape.layers[l];
-    residual_backward(c, layer.final_norm, t.ff_norm, shape, dx,
+    residual_backward(c, layer.final_norm, t.ff_norm, shape, dx, z,
                       [&](const float* dout, float* din) {
                         feed_forward_backward(c, layer, t.ff, shape, dout, din, z);
                       });
-    residual_backward(c, layer.self_attn_norm, t.self_norm, shape, dx,
-                      [&](const float* dout, float* din) {
-                        attention_backward(c, layer.self_attn, t.self_attn, shape.variants,
-                                           shape.seeds, dout, din, din, z);
-                      });
+    residual_backward(
+        c, layer.self_attn_norm, t.self_norm, shape, dx, z, [&](const float* dout, float* din) {
+          attention_backward(c, layer.self_attn, t.self_attn, shape, dout, din, din, z);
+        });
   }
 }
 
@@ -110,6 +111,7 @@ void decoder_forward(const DenseModel& m, const HeadMask* mask, int variants, in
     const int at = static_cast<int>(l);
     LayerTape& t = tape.layers[l];
     t.self_attn.tq = t.self_attn.tk = length;
+    t.self_attn.self = true;
     t.self_attn.options = scores;
     t.self_attn.masked = masked(mask, AttentionKind::kDecoder, at);
     t.cross_attn.tq = length;
@@ -117,14 +119,14 @@ void decoder_forward(const DenseModel& m, const HeadMask* mask, int variants, in
     t.cross_attn.options = ScoreOptions{c.scale_attention_scores};  // no bias across
     t.cross_attn.masked = masked(mask, AttentionKind::kCross, at);
     residual_forward(
-        c, layer.self_attn_norm, y, rows, t.self_norm, [&](const float* in, float* out) {
+        c, layer.self_attn_norm, y, rows, t.self_norm, z, [&](const float* in, float* out) {
           attention_forward(c, layer.self_attn, in, in, variants, true, t.self_attn, out, z);
         });
     residual_forward(
-        c, layer.cross_attn_norm, y, rows, t.cross_norm, [&](const float* in, float* out) {
+        c, layer.cross_attn_norm, y, rows, t.cross_norm, z, [&](const float* in, float* out) {
           attention_forward(c, layer.cross_attn, in, memory, variants, false, t.cross_attn, out, z);
         });
-    residual_forward(c, layer.final_norm, y, rows, t.ff_norm, [&](const float* in, float* out) {
+    residual_forward(c, layer.final_norm, y, rows, t.ff_norm, z, [&](const float* in, float* out) {
       feed_forward_forward(c, layer, in, rows, t.ff, out);
     });
   }
@@ -138,20 +140,18 @@ void decoder_backward(const DenseModel& m, const StackTape& tape, const GradShap
   for (size_t l = m.decoder().size(); l-- > 0;) {
     const DenseLayer& layer = m.decoder()[l];
     const LayerTape& t = tape.layers[l];
-    residual_backward(c, layer.final_norm, t.ff_norm, shape, dy,
+    residual_backward(c, layer.final_norm, t.ff_norm, shape, dy, z,
                       [&](const float* dout, float* din) {
                         feed_forward_backward(c, layer, t.ff, shape, dout, din, z);
                       });
-    residual_backward(c, layer.cross_attn_norm, t.cross_norm, shape, dy,
-                      [&](const float* dout, float* din) {
-                        attention_backward(c, layer.cross_attn, t.cross_attn, shape.variants,
-                                           shape.seeds, dout, din, dmemory, z);
-                      });
-    residual_backward(c, layer.self_attn_norm, t.self_norm, shape, dy,
-                      [&](const float* dout, float* din) {
-                        attention_backward(c, layer.self_attn, t.self_attn, shape.variants,
-                                           shape.seeds, dout, din, din, z);
-                      });
+    residual_backward(
+        c, layer.cross_attn_norm, t.cross_norm, shape, dy, z, [&](const float* dout, float* din) {
+          attention_backward(c, layer.cross_attn, t.cross_attn, shape, dout, din, dmemory, z);
+        });
+    residual_backward(
+        c, layer.self_attn_norm, t.self_norm, shape, dy, z, [&](const float* dout, float* din) {
+          attention_backward(c, layer.self_attn, t.self_attn, shape, dout, din, din, z);
+        });
   }
 }
 

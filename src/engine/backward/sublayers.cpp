@@ -43,13 +43,16 @@ void feed_forward_forward(const Architecture& c, const DenseLayer& layer, const 
   dense_forward(layer.fc1, x, rows, tape.pre.data());  // [V*N, d_ff]
   std::copy(tape.pre.begin(), tape.pre.end(), tape.act.begin());
   ops::activate(c.activation, tape.act.data(), count);
-  std::vector<float> hidden(tape.act);
+  const float* hidden = tape.act.data();
+  std::vector<float> product;  // act(fc1 x) * fc1_linear x
   if (c.feed_forward == FeedForwardKind::kGated) {
     tape.gate.resize(count);
     dense_forward(layer.fc1_linear, x, rows, tape.gate.data());
-    ops::multiply_in_place(hidden.data(), tape.gate.data(), count);
+    product = tape.act;
+    ops::multiply_in_place(product.data(), tape.gate.data(), count);
+    hidden = product.data();
   }
-  dense_forward(layer.fc2, hidden.data(), rows, out);  // [V*N, d]
+  dense_forward(layer.fc2, hidden, rows, out);  // [V*N, d]
 }
 
 void feed_forward_backward(const Architecture& c, const DenseLayer& layer,
@@ -108,10 +111,11 @@ void attention_forward(const Architecture& c, const DenseAttention& w, const flo
 }
 
 void attention_backward(const Architecture& c, const DenseAttention& w,
-                        const AttentionLayerTape& tape, int variants, int seeds, const float* dout,
+                        const AttentionLayerTape& tape, const GradShape& shape, const float* dout,
                         float* dx, float* dmemory, Scratch& z) {
   const int width = c.attention_width(), heads = c.num_heads;
-  const int tq = tape.tq, tk = tape.tk;
+  const int variants = shape.variants, seeds = shape.seeds;
+  const int tq = shape.rows, tk = tape.self ? shape.rows : tape.tk;
   const int64_t queries = static_cast<int64_t>(variants) * seeds * tq;
   const int64_t keys = static_cast<int64_t>(variants) * seeds * tk;
   float* dcontext = room(z.a, static_cast<size_t>(queries) * width);  // [V*B*tq, H*dk]
@@ -122,11 +126,13 @@ void attention_backward(const Architecture& c, const DenseAttention& w,
   const float scale = tape.options.scaled ? 1.0f / std::sqrt(static_cast<float>(c.head_dim)) : 1.0f;
   for (int b = 0; b < variants; ++b) {
     AttentionTape t;
-    t.q = tape.q.data() + static_cast<int64_t>(b) * tq * width;
-    t.k = tape.k.data() + static_cast<int64_t>(b) * tk * width;
-    t.v = tape.v.data() + static_cast<int64_t>(b) * tk * width;
-    t.weights = tape.weights.data() + static_cast<int64_t>(b) * heads * tq * tk;
+    t.q = tape.q.data() + static_cast<int64_t>(b) * tape.tq * width;
+    t.k = tape.k.data() + static_cast<int64_t>(b) * tape.tk * width;
+    t.v = tape.v.data() + static_cast<int64_t>(b) * tape.tk * width;
+    t.weights = tape.weights.data() + static_cast<int64_t>(b) * heads * tape.tq * tape.tk;
     t.tq = tq, t.tk = tk, t.heads = heads, t.head_dim = c.head_dim;
+    t.head_stride = static_cast<int64_t>(tape.tq) * tape.tk;
+    t.row_stride = tape.tk;
     t.scale = scale;
     t.masked_heads = tape.masked;
     const int64_t q_at = static_cast<int64_t>(b) * seeds * tq * width;

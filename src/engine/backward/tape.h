@@ -18,11 +18,14 @@ namespace minimt::backward {
 
 struct GradShape {
   int variants = 1, seeds = 1, rows = 1;  // V, B, N
-  int64_t forward_rows() const { return static_cast<int64_t>(variants) * rows; }
+  // Forward rows per variant, when the gradients cover only the first N of them (the decoder's
+  // seeds t < N: nothing reaches a row after t); 0: N.
+  int forward_stride = 0;
   int64_t gradient_rows() const { return static_cast<int64_t>(variants) * seeds * rows; }
   // The forward row that gradient row g differentiates.
   int64_t forward_of(int64_t g) const {
-    return g / (static_cast<int64_t>(seeds) * rows) * rows + g % rows;
+    return g / (static_cast<int64_t>(seeds) * rows) * (forward_stride ? forward_stride : rows) +
+           g % rows;
   }
 };
 
@@ -34,6 +37,7 @@ struct AttentionLayerTape {
   std::vector<float> q, k, v;  // [V*tq, H*dk], [V*tk, H*dk] twice
   std::vector<float> weights;  // [V][H][tq][tk]
   int tq = 0, tk = 0;
+  bool self = false;     // keys are the queries' rows (fewer gradient rows means fewer keys too)
   ScoreOptions options;  // the scale, and T5's bias table (owned by the caller)
   const char* masked = nullptr;
 };
@@ -51,7 +55,8 @@ struct LayerTape {
 // Buffers the backward reuses.
 struct Scratch {
   std::vector<float> a, b, c, d, e;
-  std::vector<float> sum;  // dense_backward's product when it accumulates
+  std::vector<float> sum;               // dense_backward's product when it accumulates
+  std::vector<float> residual, normed;  // a residual sub-layer's output and normed input
   AttentionBackwardScratch attention;
 };
 
@@ -77,10 +82,10 @@ void feed_forward_backward(const Architecture& c, const DenseLayer& layer,
 void attention_forward(const Architecture& c, const DenseAttention& w, const float* x,
                        const float* memory, int variants, bool causal, AttentionLayerTape& tape,
                        float* out, Scratch& z);
-// dx [V*B*tq, d] written from dout [V*B*tq, d]; dmemory [V*B*tk, d] accumulated (pass dx itself
-// for self-attention).
+// dx [V*B*N, d] written from dout [V*B*N, d] (N = shape.rows <= tq queries); dmemory [V*B*tk,
+// d] accumulated (self-attention: N keys, and dmemory is dx itself).
 void attention_backward(const Architecture& c, const DenseAttention& w,
-                        const AttentionLayerTape& tape, int variants, int seeds, const float* dout,
+                        const AttentionLayerTape& tape, const GradShape& shape, const float* dout,
                         float* dx, float* dmemory, Scratch& z);
 
 }  // namespace minimt::backward

@@ -14,6 +14,7 @@ import math
 import os
 import re
 import struct
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
@@ -22,6 +23,17 @@ SHADES = [" ", "\u2591", "\u2592", "\u2593", "\u2588"]
 HATCH = "\u2571\u2571"
 CUBE = [0, 95, 135, 175, 215, 255]
 MODES = ("plain", "shading", "256", "truecolor")
+
+
+def run(minimt, args, env=None):
+    """minimt ARGS with this process's environment less what chooses colours and widths
+    (NO_COLOR, COLORTERM, COLUMNS), plus `env`: (status, stdout, stderr) as text."""
+    environment = dict(os.environ)
+    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
+        environment.pop(name, None)
+    environment.update(env or {})
+    result = subprocess.run([minimt, *args], capture_output=True, timeout=300, env=environment)
+    return result.returncode, result.stdout.decode(), result.stderr.decode()
 
 
 def scales():

@@ -56,13 +56,7 @@ check = tally.check
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def run(minimt, args, env=None):
-    environment = dict(os.environ)
-    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
-        environment.pop(name, None)
-    environment.update(env or {})
-    result = subprocess.run([minimt, *args], capture_output=True, timeout=300, env=environment)
-    return result.returncode, result.stdout.decode(), result.stderr.decode()
+run = terminal_picture.run
 
 
 def run_with_terminal(minimt, args, env, stream):

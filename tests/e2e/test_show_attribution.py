@@ -28,7 +28,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -48,13 +47,7 @@ SOURCE = "The black cat sees the small dog."
 TARGET = "Le chat noir voit le petit chien."
 
 
-def run(minimt, args, env=None):
-    environment = dict(os.environ)
-    for name in ("NO_COLOR", "COLORTERM", "COLUMNS"):
-        environment.pop(name, None)
-    environment.update(env or {})
-    result = subprocess.run([minimt, *args], capture_output=True, timeout=300, env=environment)
-    return result.returncode, result.stdout.decode(), result.stderr.decode()
+run = tp.run
 
 
 def expected_map(sentence, method, causal):

@@ -156,15 +156,16 @@ class Picture:
     lines, `columns` (the column labels read downwards), `rows` (label, cells, right label),
     `legend`. A cell is (SGR parameters or None, its text)."""
 
-    def __init__(self, text, row_labels, column_count):
+    def __init__(self, text, row_labels, column_count, heading_lines=4):
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         self.lines = lines
         self.left = min(16, max(len(l) for l in row_labels))
-        # The heading is four lines (title, source, translation, axes) at a width that fits.
-        self.heading = lines[:4]
-        rest = lines[4:]
+        # The heading is four lines (title, source, translation, axes) at a width that fits, and
+        # the lines some pictures add after them.
+        self.heading = lines[:heading_lines]
+        rest = lines[heading_lines:]
         self.legend = rest[-1] if rest else ""
         row_lines = rest[len(rest) - 1 - len(row_labels):-1] if len(rest) > len(row_labels) else []
         self.column_lines = rest[:len(rest) - 1 - len(row_labels)]

@@ -15,9 +15,14 @@ xterm's 256 colours):
     saliency on the sequential scale over the map's largest value, the signed methods on the
     diverging scale over the map's largest magnitude;
   - the legend prints the scale.
-Refused: a dump without the method (naming the dump, the sentence and --attribute METHOD),
---type encoder, --layer or --head (an attribution has none), and two dumps (show A B does not
-compare attributions); in a dump of two sentences, the one without the method named. The
+Two dumps of the same pairs (B with two cross-attention heads ablated and 16 steps where A has
+8): `show A B --values METHOD` draws B - A of each map, every cell the change worked out here
+from the two JSONs on the diverging scale over the largest change, each run's probability of
+the predicted piece on the right, integrated gradients' steps, rule and gap of each run under
+the axes; a dump against itself says the change is 0 everywhere.
+Refused: a dump without the method (naming the dump, the sentence and --attribute METHOD;
+against another dump, naming the one without it), --type encoder, --layer or --head (an
+attribution has none); in a dump of two sentences, the one without the method named. The
 weights of a dump with attributions are drawn as without them.
 
 Ends with "N passed, N failed"; exits 1 on any failure.
@@ -157,10 +162,21 @@ def check_errors(minimt, dump, plain, saliency_only):
         check(status == 2 and out == "" and "no layers or heads" in err,
               "--values saliency %s: refused, an attribution has no layers or heads"
               % " ".join(option), err)
-    status, out, err = run(minimt, ["show", dump, dump, "--values", "integrated_gradients"])
-    check(status == 2 and out == "" and "cannot compare" in err and
-          "show DUMP --values integrated_gradients" in err,
-          "two dumps --values integrated_gradients: refused", err)
+    status, out, err = run(minimt, ["show", dump, dump, "--values", "integrated_gradients",
+                                    "--color", "never"])
+    check(status == 0 and out.endswith(
+        "\nintegrated_gradients B - A is 0 in every cell: the two runs agree here\n"),
+          "a dump against itself --values integrated_gradients: B - A is 0 everywhere", err + out)
+    status, out, err = run(minimt, ["show", dump, saliency_only, "--values", "occlusion"])
+    check(status == 2 and out == "" and err.startswith(
+        "minimt: error: cannot compare %s and %s by --values occlusion: %s has no "
+        "attributions.occlusion (sentence 1; a dump holds it when written with --attribute "
+        "occlusion)" % (dump, saliency_only, saliency_only)),
+          "show A B --values occlusion where B has none: refused, naming B", err)
+    status, out, err = run(minimt, ["show", dump, dump, "--values", "saliency", "--type",
+                                    "encoder"])
+    check(status == 2 and out == "" and "no encoder map" in err,
+          "show A B --values saliency --type encoder: refused, no encoder map", err)
     status, out, err = run(minimt, ["show", dump, "--values", "gradients"])
     check(status == 2 and "gradients" in err, "an unknown --values: a usage error", err)
     # The weights of the same dump are drawn as ever.
@@ -168,6 +184,70 @@ def check_errors(minimt, dump, plain, saliency_only):
     status_plain, out_plain, _ = run(minimt, ["show", plain, "--color", "never", "--width", "200"])
     check(status == 0 and status_plain == 0 and out == out_plain,
           "show --values weights of a dump with attributions: as of the same dump without", err)
+
+
+def check_difference(minimt, paths, sentences, method, kind, mode):
+    """show A B --values METHOD --type KIND: B - A of the map, read back cell by cell."""
+    causal = kind == "decoder"
+    what = "show A B --values %s --type %s, %s" % (method, kind, mode)
+    flags, env = MODE_RUNS[mode]
+    status, out, err = run(minimt, ["show", *paths, "--values", method, "--type", kind,
+                                    "--width", "320"] + flags, env)  # the title names 2 paths
+    if not check(status == 0, what + ": runs", err + out[:300]):
+        return 0
+    body = out.split("\n\n", 1)[1]  # after the two lines naming the models and a blank line
+    a, b = sentences
+    extra = 2 if method == "integrated_gradients" else 0
+    rows = [tp.terminal_escape(t) for t in b["decoder_input_tokens"]]
+    cols = [tp.terminal_escape(t) for t in
+            (b["decoder_input_tokens"] if causal else b["source_tokens"])]
+    picture = tp.Picture(body, rows, len(cols), 4 + extra)
+    va, _ = expected_map(a, method, causal)
+    vb, _ = expected_map(b, method, causal)
+    change = [[None if x is None else tp.f32(y - x) for x, y in zip(ra, rb)]
+              for ra, rb in zip(va, vb)]
+    scale = max(abs(v) for i, row in enumerate(change) for j, v in enumerate(row)
+                if not (causal and j > i))
+    want_title = ("Attribution \u00b7 %s of each output to the %s \u00b7 sentence 1: B - A, "
+                  "B = %s, A = %s" % (method, "decoder input" if causal else "source",
+                                      paths[1], paths[0]))
+    check(picture.heading[0] == want_title, what + ": the title names the method and the runs",
+          picture.heading[0])
+    if extra:
+        want = []
+        for name, s in (("A", a), ("B", b)):
+            ig = s["attributions"][method]
+            want.append("%s: %d steps, %s rule, largest |completeness gap| %.4g" % (
+                name, ig["steps"], ig["rule"],
+                max(abs(tp.f32(g)) for g in ig["completeness_gap"])))
+        check(picture.heading[4:] == want, what + ": each run's steps, rule and gap",
+              "\n".join(picture.heading))
+    check(scale > 0, what + ": the runs differ (two heads ablated in B)", repr(scale))
+    bad, cells = [], 0
+    for i, (label, row_cells, right) in enumerate(picture.rows):
+        pa, pb = (math.exp(s["output_log_probs"][i]) for s in (a, b))
+        want_right = "\u2192 %s A %.2f B %.2f %+.2f" % (
+            tp.terminal_escape(b["output_tokens"][i]), pa, pb, pb - pa)
+        if label != tp.fit(rows[i], 16) or right != want_right:
+            bad.append("row %d labels %r %r, want %r" % (i, label, right, want_right))
+        if row_cells is None or len(row_cells) != len(cols):
+            bad.append("row %d: %r cells, want %d" % (i, row_cells and len(row_cells), len(cols)))
+            continue
+        for j, cell in enumerate(row_cells):
+            masked = causal and j > i
+            want = tp.expected_signed_cell(0.0 if masked else change[i][j], scale, mode, masked)
+            cells += 1
+            if cell != want:
+                bad.append("row %d col %d: %r, want %r (B - A %r)" % (i, j, cell, want,
+                                                                      change[i][j]))
+    check(not bad and len(picture.rows) == len(rows) and cells == len(rows) * len(cols),
+          what + ": all %d cells the colour of B - A, every label its token and probabilities"
+          % (len(rows) * len(cols)), "\n".join(bad[:10]) + "\n" + body)
+    legend = tp.SGR.sub("", picture.legend)
+    check(legend.startswith("%s B - A  -%.4f " % (method, scale)) and
+          (" +%.4f (" % scale) in legend and (("masked" in legend) == causal),
+          what + ": the legend names the change and its largest", legend)
+    return cells
 
 
 def check_sentences(minimt, dump, scratch):
@@ -217,6 +297,20 @@ def main():
             for mode in MODE_RUNS:
                 total += check_map(minimt, dump, sentence, method, kind, mode) or 0
     print("%d cells checked" % total)
+    ablated = os.path.join(scratch, "ablated.json")
+    status, _, err = run(minimt, ["score", "-m", model, "--attribute", "all", "--ig-steps", "16",
+                                  "--mask-heads", "cross:0:0,cross:1:1", "--dump-attention",
+                                  ablated, SOURCE, TARGET])
+    if check(status == 0, "score --mask-heads --attribute all --dump-attention", err):
+        with open(ablated, encoding="utf-8") as f:
+            other = json.load(f)["sentences"][0]
+        total = 0
+        for method in METHODS:
+            for kind in ("cross", "decoder"):
+                for mode in MODE_RUNS:
+                    total += check_difference(minimt, (dump, ablated), (sentence, other), method,
+                                              kind, mode)
+        print("%d cells of differences checked" % total)
     check_errors(minimt, dump, plain, saliency_only)
     check_sentences(minimt, dump, scratch)
     shutil.rmtree(scratch)

@@ -57,8 +57,9 @@ std::string show_dump(const AttentionDump& dump, const ShowOptions& options) {
   return out;
 }
 
-std::string missing_attribution(const NamedDump& d, const ShowOptions& options) {
-  const HeatmapChoice& choice = options.choice;
+// Why choice cannot draw an attribution method: a type without a map, a layer or a head; "" when
+// it can (or names no method).
+std::string attribution_choice_problem(const HeatmapChoice& choice) {
   if (!is_attribution(choice.values)) return "";
   const std::string method = enum_name(kHeatmapValueNames, choice.values);
   if (choice.type != "cross" && choice.type != "decoder")
@@ -69,6 +70,15 @@ std::string missing_attribution(const NamedDump& d, const ShowOptions& options) 
     return "--values " + method +
            " draws no layers or heads: an attribution is per token, not per head (leave out "
            "--layer and --head)";
+  return "";
+}
+
+std::string missing_attribution(const NamedDump& d, const ShowOptions& options) {
+  const HeatmapChoice& choice = options.choice;
+  if (!is_attribution(choice.values)) return "";
+  const std::string problem = attribution_choice_problem(choice);
+  if (!problem.empty()) return problem;
+  const std::string method = enum_name(kHeatmapValueNames, choice.values);
   for (const DumpSentence* s : shown(d.dump, options.sentences))
     if (without_attention(*s).empty() && !view::find_attribution(*s, method))
       return "cannot draw --values " + method + " of " + d.name + ": sentence " +
@@ -79,12 +89,8 @@ std::string missing_attribution(const NamedDump& d, const ShowOptions& options) 
 
 std::string missing_values(const NamedDump& a, const NamedDump& b, const ShowOptions& options) {
   const HeatmapChoice& choice = options.choice;
-  if (is_attribution(choice.values))
-    return "cannot compare " + a.name + " and " + b.name + " by --values " +
-           enum_name(kHeatmapValueNames, choice.values) +
-           ": show A B compares weights, scores, norms or lens; draw each dump's attributions "
-           "alone (minimt show DUMP --values " +
-           enum_name(kHeatmapValueNames, choice.values) + ")";
+  const std::string problem = attribution_choice_problem(choice);
+  if (!problem.empty()) return problem;
   const dump_schema::AttentionType* type = dump_schema::find_attention_type(choice.type);
   if (!type) return "'" + choice.type + "' is not encoder, decoder or cross";
   // The key --values reads and the option that writes it.
@@ -98,8 +104,13 @@ std::string missing_values(const NamedDump& a, const NamedDump& b, const ShowOpt
   } else if (choice.values == HeatmapValues::kLens) {
     key = dump_schema::kDecoderLayerPredictions;
     option = "--logit-lens K";
+  } else if (is_attribution(choice.values)) {
+    key = std::string("attributions.") + enum_name(kHeatmapValueNames, choice.values);
+    option = std::string("--attribute ") + enum_name(kHeatmapValueNames, choice.values);
   }
   auto holds = [&](const DumpSentence& s) {
+    if (is_attribution(choice.values))
+      return view::find_attribution(s, enum_name(kHeatmapValueNames, choice.values)) != nullptr;
     switch (choice.values) {
       case HeatmapValues::kWeights:
         return s.find(choice.type) != nullptr;
@@ -145,7 +156,7 @@ std::string show_difference(const NamedDump& a, const NamedDump& b, const ShowOp
       if (both_hold_head_norms(a, b))
         table(dump_schema::kHeadNormsSuffix, "of the head norm", true);
       break;
-    default:  // the logit lens; attributions (missing_values refuses them)
+    default:  // the logit lens and the attributions: no heads to list
       break;
   }
   std::string out;

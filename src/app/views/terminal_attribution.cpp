@@ -9,9 +9,7 @@
 #include "minimt/base/error.h"
 
 namespace minimt::view {
-namespace {
 
-// "8 steps, gauss_legendre rule, largest |completeness gap| 0.001234" of integrated gradients.
 std::string integration_text(const DumpAttribution& a) {
   float gap = 0;
   for (float g : a.completeness_gap)
@@ -22,16 +20,13 @@ std::string integration_text(const DumpAttribution& a) {
          number;
 }
 
-}  // namespace
-
 const DumpAttribution* find_attribution(const DumpSentence& s, const std::string& method) {
   for (const DumpAttribution& a : s.attributions)
     if (a.method == method) return &a;
   return nullptr;
 }
 
-std::string draw_attribution(const DumpSentence& s, const HeatmapChoice& choice,
-                             const TerminalStyle& style) {
+AttributionMap attribution_map(const DumpSentence& s, const HeatmapChoice& choice) {
   const std::string method = enum_name(kHeatmapValueNames, choice.values);
   const dump_schema::AttentionType* type = dump_schema::find_attention_type(choice.type);
   if (!type || type->rows != dump_schema::Axis::kDecoderInput)
@@ -43,25 +38,33 @@ std::string draw_attribution(const DumpSentence& s, const HeatmapChoice& choice,
   if (!a)
     throw Error(where + " has no " + method + " attributions (write them with --attribute " +
                 method + ")");
-  const bool causal = type->causal;
-  const std::vector<float>& values = causal ? a->target : a->source;
-  const int rows = static_cast<int>(s.decoder_input_tokens.size());
-  const int cols = static_cast<int>(s.tokens(type->cols).size());
-  if (values.size() != static_cast<size_t>(rows) * cols)
-    throw Error(where + "'s " + method + " attributions are not [" + std::to_string(rows) + "][" +
-                std::to_string(cols) + "]");
+  AttributionMap map{type,
+                     a,
+                     type->causal ? &a->target : &a->source,
+                     static_cast<int>(s.decoder_input_tokens.size()),
+                     static_cast<int>(s.tokens(type->cols).size()),
+                     type->causal};
+  if (map.values->size() != static_cast<size_t>(map.rows) * map.cols)
+    throw Error(where + "'s " + method + " attributions are not [" + std::to_string(map.rows) +
+                "][" + std::to_string(map.cols) + "]");
+  return map;
+}
+
+std::string draw_attribution(const DumpSentence& s, const HeatmapChoice& choice,
+                             const TerminalStyle& style) {
+  const std::string method = enum_name(kHeatmapValueNames, choice.values);
+  const AttributionMap map = attribution_map(s, choice);
+  const std::vector<float>& values = *map.values;
+  const int cols = map.cols;
+  const bool causal = map.causal;
   const bool magnitude = choice.values == HeatmapValues::kSaliency;
   const float scale = largest(values, cols, causal);
   std::string title = "Attribution \u00b7 " + method + " of each output to the " +
                       (causal ? "decoder input" : "source") + " \u00b7 sentence " +
                       std::to_string(s.number);
   if (choice.values == HeatmapValues::kIntegratedGradients)
-    title += " \u00b7 " + integration_text(*a);
-  const std::string axes =
-      "rows: outputs = decoder input pieces (the predicted piece on the right) \u00b7 columns: " +
-      std::string(causal ? "decoder input pieces (j > t masked: it cannot move output t)"
-                         : "source pieces");
-  Grid g = labelled_grid(s, *type, title, axes);
+    title += " \u00b7 " + integration_text(*map.attribution);
+  Grid g = labelled_grid(s, *map.type, title, attribution_axes(causal));
   const TerminalColours colours = style.colours;
   g.colours = colours;
   g.cell = [&](int i, int j) {
@@ -73,6 +76,13 @@ std::string draw_attribution(const DumpSentence& s, const HeatmapChoice& choice,
   g.legend = magnitude ? magnitude_legend(colours, scale, causal, method)
                        : signed_legend(colours, scale, causal, method);
   return draw_grid(g, style.width);
+}
+
+std::string attribution_axes(bool causal) {
+  return "rows: outputs = decoder input pieces (the predicted piece on the right) \u00b7 "
+         "columns: " +
+         std::string(causal ? "decoder input pieces (j > t masked: it cannot move output t)"
+                            : "source pieces");
 }
 
 }  // namespace minimt::view

@@ -1,8 +1,8 @@
 // Two runs of a sentence drawn as one terminal heatmap (terminal_heatmap.h,
 // draw_heatmap_difference): B - A of what --values names (the weights, the scores or weight x
-// norm) per cell on the diverging scale, and on the right each run's probability of the piece
-// predicted at a decoder step, or, for weight x norm, each run's head norm at the query. The
-// logit lens of two runs is a table (terminal_lens.cpp).
+// norm, or an attribution method's map) per cell on the diverging scale, and on the right each
+// run's probability of the piece predicted at a decoder step, or, for weight x norm, each run's
+// head norm at the query. The logit lens of two runs is a table (terminal_lens.cpp).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/views/heatmap_choice.h"
+#include "app/views/terminal_attribution.h"
 #include "app/views/terminal_cells.h"
 #include "app/views/terminal_lens.h"
 #include "app/views/view_text.h"
@@ -96,6 +97,44 @@ std::vector<std::string> head_norm_labels(const DumpSentence& a, const Chosen& c
   return labels;
 }
 
+// B - A of an attribution method's map (show A B --values METHOD): the same sentence's
+// tokens in both runs, so cell (t, i) of one is cell (t, i) of the other.
+std::string draw_attribution_difference(const DumpSentence& a, const DumpSentence& b,
+                                        const HeatmapChoice& choice, const TerminalStyle& style,
+                                        const std::string& a_name, const std::string& b_name) {
+  const std::string method = enum_name(kHeatmapValueNames, choice.values);
+  const view::AttributionMap ma = in_run(a_name, [&] { return view::attribution_map(a, choice); });
+  const view::AttributionMap mb = in_run(b_name, [&] { return view::attribution_map(b, choice); });
+  if (ma.values->size() != mb.values->size())
+    throw Error("the " + method + " maps of " + a_name + " and " + b_name + " differ in shape");
+  const int cols = ma.cols;
+  const bool causal = ma.causal;
+  std::vector<float> change(ma.values->size());
+  for (size_t k = 0; k < change.size(); ++k) change[k] = (*mb.values)[k] - (*ma.values)[k];
+  const float scale = view::largest(change, cols, causal);
+  const std::string title =
+      "Attribution \u00b7 " + method + " of each output to the " +
+      (causal ? "decoder input" : "source") + " \u00b7 sentence " + std::to_string(b.number) +
+      ": B - A, B = " + view::terminal_escape(b_name) + ", A = " + view::terminal_escape(a_name);
+  Grid g = view::labelled_grid(b, *ma.type, title, view::attribution_axes(causal));
+  if (choice.values == HeatmapValues::kIntegratedGradients) {
+    g.heading.push_back("A: " + view::integration_text(*ma.attribution));
+    g.heading.push_back("B: " + view::integration_text(*mb.attribution));
+  }
+  g.right_limit = kRightLabel;
+  g.right = output_labels(a, b);
+  const TerminalColours colours = style.colours;
+  g.colours = colours;
+  g.cell = [&](int i, int j) {
+    if (causal && j > i) return view::masked_cell(colours);
+    return view::change_cell(change[static_cast<size_t>(i) * cols + j], scale, colours);
+  };
+  const std::string name = method + " B - A";
+  g.legend = scale > 0 ? view::change_legend(colours, scale, causal, name)
+                       : name + " is 0 in every cell: the two runs agree here";
+  return view::draw_grid(g, style.width);
+}
+
 }  // namespace
 
 std::string draw_heatmap_difference(const DumpSentence& a, const DumpSentence& b,
@@ -103,6 +142,8 @@ std::string draw_heatmap_difference(const DumpSentence& a, const DumpSentence& b
                                     const std::string& a_name, const std::string& b_name) {
   if (choice.values == HeatmapValues::kLens)
     return view::draw_lens_difference(a, b, style, a_name, b_name);
+  if (is_attribution(choice.values))
+    return draw_attribution_difference(a, b, choice, style, a_name, b_name);
   const Chosen ca = in_run(a_name, [&] { return view::choose(a, choice); });
   HeatmapChoice same = choice;  // the same layer and head, by their numbers, in B
   same.layer = std::stoi(ca.m->layer_labels[ca.layer]);

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The dump's "attributions" key (--attribute with --dump-attention): each sentence holds the
-same object as its JSON Lines record (equal as JSON), the rest of the dump is byte for byte the
-dump without --attribute, minimt view reads it back, the Python module gives the same numbers
+same object as its JSON Lines record (equal as JSON), the header says "attribution_compute_type":
+"float32" (gradients are float32 whatever the compute type), the rest of the dump is the dump
+without --attribute, minimt view reads it back, the Python module gives the same numbers
 as float32 arrays, and a dump whose attributions break the format is refused with a message
 naming the key and the index (a target cell after its row's token not null, a row of the wrong
-length, an unknown method, integrated gradients without its gap, a string for a number).
+length, an unknown method, integrated gradients without its gap, a string for a number, an
+attribution compute type other than float32).
 
     test_attribution_dump.py --minimt build/minimt
 """
@@ -42,6 +44,14 @@ def main():
         without = [{k: v for k, v in s.items() if k != "attributions"} for s in document["sentences"]]
         t.equal("the rest of the dump is the dump without --attribute", without,
                 json.loads(plain_text)["sentences"])
+        plain_document = json.loads(plain_text)
+        t.equal("the header says the attributions are float32, the header without them does not",
+                (document.get("attribution_compute_type"),
+                 "attribution_compute_type" in plain_document), ("float32", False))
+        t.equal("the rest of the header is the header without --attribute",
+                {k: v for k, v in document.items()
+                 if k not in ("sentences", "attribution_compute_type")},
+                {k: v for k, v in plain_document.items() if k != "sentences"})
         t.equal("every scored pair holds attributions (the empty one too), the failed line none",
                 [("attributions" in s) for s in document["sentences"]], [True, True, True, False])
         with open(os.path.join(scratch, "b.jsonl"), encoding="utf-8") as f:
@@ -71,6 +81,15 @@ def main():
         broken("integrated gradients without its gap",
                lambda a: a["integrated_gradients"].pop("completeness_gap"),
                "attributions.integrated_gradients has no completeness_gap")
+        doc = json.loads(attr_text)
+        doc["attribution_compute_type"] = "int8"
+        path = os.path.join(scratch, "int8-gradients.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        done = support.run([minimt, "view", path, "-o", path + ".html"], text=True)
+        t.check(done.status != 0 and "\"attribution_compute_type\" is \"int8\" (attributions are "
+                "computed in float32)" in done.err, "refused: an attribution compute type of int8",
+                done.err.strip())
         broken("a string for a number", lambda a: a["input_x_gradient"]["source"][0].__setitem__(0, "1"),
                "attributions.input_x_gradient.source[0][0] is not a finite number")
 

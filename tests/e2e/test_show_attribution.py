@@ -177,6 +177,19 @@ def check_errors(minimt, dump, plain, saliency_only):
                                     "encoder"])
     check(status == 2 and out == "" and "no encoder map" in err,
           "show A B --values saliency --type encoder: refused, no encoder map", err)
+    int8 = os.path.join(os.path.dirname(dump), "int8.json")
+    status, _, err = run(minimt, ["score", "-m", os.path.join(support.ROOT, "models", "en-fr"),
+                                  "--compute-type", "int8", "--attribute", "saliency",
+                                  "--dump-attention", int8, SOURCE, TARGET])
+    status, out, err = run(minimt, ["show", int8, "--values", "saliency", "--color", "never"])
+    lines = out.split("\n")
+    check(status == 0 and lines[0].endswith(", compute type int8") and lines[1] ==
+          "note: attributions computed in float32 on the int8 weights, dequantized" and
+          lines[2] == "" and lines[3].startswith("Attribution \u00b7 saliency"),
+          "an int8 dump's attributions: the header notes they are float32", err + out[:300])
+    status, out, err = run(minimt, ["show", int8, "--color", "never"])
+    check(status == 0 and "attributions computed" not in out,
+          "its weights: no note on attributions", out[:300])
     status, out, err = run(minimt, ["show", dump, "--values", "gradients"])
     check(status == 2 and "gradients" in err, "an unknown --values: a usage error", err)
     # The weights of the same dump are drawn as ever.

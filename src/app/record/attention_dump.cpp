@@ -51,6 +51,9 @@ AttentionDumpWriter::AttentionDumpWriter(std::ostream& out, const AttentionDump&
     write_strings(out_, header.notes);
     out_ << ",\n";
   }
+  if (!header.attribution_compute_type.empty())
+    out_ << key(schema::kAttributionComputeType) << json_string(header.attribution_compute_type)
+         << ",\n";
   out_ << key(schema::kSentences) << '[';
 }
 

@@ -124,6 +124,13 @@ AttentionDump parse_attention_dump(const json& document, const std::string& name
   dump.compute_type = string_field(document, schema::kComputeType, name);
   const Selection selection = dump_read::read_selection(document, name, dump);
   dump.notes = string_list(document.value(schema::kNotes, json()), name + ": \"notes\"");
+  if (document.contains(schema::kAttributionComputeType)) {
+    dump.attribution_compute_type = string_field(document, schema::kAttributionComputeType, name);
+    if (dump.attribution_compute_type != schema::kAttributionPrecision)
+      throw Error(name + ": \"" + schema::kAttributionComputeType + "\" is \"" +
+                  dump.attribution_compute_type + "\" (attributions are computed in " +
+                  schema::kAttributionPrecision + ")");
+  }
   auto sentences = document.find(schema::kSentences);
   if (sentences == document.end() || !sentences->is_array())
     throw Error(name + ": \"sentences\" is missing or not a list");

@@ -55,6 +55,7 @@ DumpRecorder::DumpRecorder(const Model& model, DumpSelection selection)
   header_.compute_type = to_string(model.compute_type());
   header_.masked_heads = selection_.masked_heads;
   header_.notes = model_notes(c);
+  if (selection_.attributions) header_.attribution_compute_type = schema::kAttributionPrecision;
   const std::vector<std::string>& types = selection_.types;
   for (const schema::AttentionType& type : schema::kAttentionTypes)
     if (types.empty() || std::find(types.begin(), types.end(), type.type) != types.end())

@@ -24,7 +24,8 @@ std::string without_attention(const DumpSentence& s) {
 }
 
 // The model and compute type that wrote the dump, then its notes on what the model's scores
-// include (a T5's relative position bias), one line each; "" when options.header is false.
+// include (a T5's relative position bias) and, when an attribution is drawn, what it was
+// computed in, one line each; "" when options.header is false.
 std::string header_text(const AttentionDump& dump, const ShowOptions& options) {
   if (!options.header) return "";
   std::string out = "model " + view::terminal_escape(dump.model);
@@ -32,6 +33,12 @@ std::string header_text(const AttentionDump& dump, const ShowOptions& options) {
                                    : ", compute type " + view::terminal_escape(dump.compute_type);
   out += "\n";
   for (const std::string& note : dump.notes) out += "note: " + view::terminal_escape(note) + "\n";
+  // Attributions are float32 whatever computed the translation; say so beside an int8 or bf16.
+  if (is_attribution(options.choice.values) && !dump.attribution_compute_type.empty() &&
+      dump.attribution_compute_type != dump.compute_type)
+    out += "note: attributions computed in " +
+           view::terminal_escape(dump.attribution_compute_type) + " on the " +
+           view::terminal_escape(dump.compute_type) + " weights, dequantized\n";
   return out;
 }
 

@@ -135,6 +135,7 @@ struct AttentionDump {
   std::string compute_type;        // float32, int8 or bf16; "" in dumps written before it was kept
   std::string masked_heads;        // --mask-heads as "cross:2:1,..."; "" for none
   std::vector<std::string> notes;  // what the scores include for this model ("notes")
+  std::string attribution_compute_type;  // "float32" with --attribute; "" without
   std::vector<std::string> types;  // from "selection": what the dump was asked to keep
   DumpKept kept;                   // the rest of "selection"
   std::vector<DumpSentence> sentences;

@@ -56,6 +56,10 @@ inline constexpr char kEncoderDepth[] = "encoder_depth";
 inline constexpr char kDecoderDepth[] = "decoder_depth";
 inline constexpr char kSentences[] = "sentences";
 inline constexpr char kMaskedHeads[] = "masked_heads";  // optional: "cross:2:1,..." (--mask-heads)
+// Optional (--attribute): what the attributions were computed in, "float32" whatever the
+// compute type (an int8 or bf16 model's on its dequantized weights).
+inline constexpr char kAttributionComputeType[] = "attribution_compute_type";
+inline constexpr char kAttributionPrecision[] = "float32";
 inline constexpr char kNotes[] = "notes";    // optional: what the numbers mean for this model
 inline constexpr char kSource[] = "source";  // in each sentence
 inline constexpr char kTranslation[] = "translation";

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/option_parsing.h"
 #include "cli/path_guard.h"
+#include "cli/request_flags.h"
 #include "minimt/app/io/line_reader.h"
 #include "minimt/app/io/output_file.h"
 #include "minimt/app/io/output_writer.h"
@@ -30,6 +31,7 @@ struct HeadsArgs {
   std::string format = "text";  // a name of kHeadsFormatNames
   std::string view;             // --view: the grid of heads and example heatmaps as an HTML page
   std::string attribution;      // --attribution: a name of kAttributionMethodNames, or ""
+  Request integration;          // --ig-steps and --ig-rule, as translate's rows set them
   bool quiet = false;
 };
 
@@ -64,6 +66,10 @@ int run_heads(HeadsArgs& args) {
   AttributionMethod method{};  // --attribution checked the name too
   if (enum_value(kAttributionMethodNames, args.attribution, method))
     args.request.attribution = method;
+  const RecordSettings& integration = args.integration.record;
+  args.request.ig_steps = integration.ig_steps;
+  if (!integration.ig_rule.empty())  // --ig-rule checked the name
+    enum_value(kIgRuleNames, integration.ig_rule, args.request.ig_rule);
   std::shared_ptr<const Model> model = load_model(args.model, args.compute_type);
   std::unique_ptr<OutputFile> view;  // created first: a path that cannot be written fails early
   if (!args.view.empty()) {
@@ -128,9 +134,15 @@ void add_heads_options(CLI::App& command, HeadsArgs& args) {
   command
       .add_option("--attribution", args.attribution,
                   "add attr_agree: how often each cross head weighs most the source token that "
-                  "METHOD's attribution (32 steps for integrated_gradients) finds most important")
+                  "METHOD's attribution finds most important")
       ->check(CLI::IsMember(methods))
       ->type_name("METHOD");
+  // --ig-steps and --ig-rule: translate's and score's flags, from the same rows of the table.
+  for (const RequestOption& row : request_options())
+    if (row.name == "ig_steps" || row.name == "ig_rule")
+      add_option_flag(command, row, field_name(row.name, FieldSpelling::kOption),
+                      [&row, &args](const OptionValue& value) { row.set(args.integration, value); })
+          ->needs("--attribution");
   add_ranged_option(command, "--threads", args.request.threads,
                     "passes run in parallel (default 0: one per core)", "N", 0, 1024);
   add_ranged_option(command, "--batch-size", args.request.batch_size, "sentences per pass batch",

@@ -143,6 +143,8 @@ def unchanged(r):
         got = f.read()
     if b'"attributions"' in got:
         document = json.loads(got)
+        check(document.pop("attribution_compute_type", None) == "float32",
+              "translate --dump-attention --attribute all: the header says float32")
         for sentence in document["sentences"]:
             sentence.pop("attributions", None)
         got, want = (json.dumps(json.loads(x), sort_keys=True) for x in (json.dumps(document),
@@ -299,7 +301,8 @@ def heads(r):
     check("attr_agree" in text.splitlines()[5] if len(text.splitlines()) > 5 else False,
           "heads text: the attr_agree column", text[:600])
     check("attr_agree  (with --attribution METHOD)" in text, "heads text: the legend")
-    summary = re.search(r"attr_agree of the mean of the cross heads, with integrated_gradients:"
+    summary = re.search(r"attr_agree of the mean of the cross heads, with integrated_gradients "
+                        r"\(32 steps, gauss_legendre rule\):"
                         r"((?: layer \d+ [0-9.]+,?)+); every layer's heads ([0-9.]+)", text)
     check(summary and all(abs(float(v) - per_layer[int(l)]) <= 5e-5 for l, v in
                           re.findall(r"layer (\d+) ([0-9.]+)", summary.group(1))) and
@@ -310,6 +313,34 @@ def heads(r):
         if len(cells) > 3 and cells[0] == "cross" and cells[1].isdigit():
             check(abs(float(cells[-1]) - per_head[(int(cells[1]), int(cells[2]))]) <= 0.005,
                   "heads text row %s" % row)
+    # --ig-steps and --ig-rule: the agreement with the attributions score gives for them.
+    integration = ["--ig-steps", "4", "--ig-rule", "riemann_right"]
+    few = r.lines("score", "-i", pairs_file, "--format", "jsonl", "--attribute",
+                  "integrated_gradients", *integration)
+    few_head, few_layer, few_every = agreement_by_hand(sentences, [json.loads(x) for x in few])
+    table = [json.loads(x) for x in r.lines("heads", "-i", pairs_file, "--format", "jsonl",
+                                             "--attribution", "integrated_gradients",
+                                             *integration)]
+    bad = [x for x in table if x.get("type") == "cross" and not close(
+        x["attribution_agreement"], few_head[(x["layer"], x["head"])])]
+    means = [x for x in table if x.get("average") == "cross"]
+    check(not bad and len(means) == len(few_layer) + 1 and
+          all(close(x["attribution_agreement"], few_layer[x["layer"]] if "layer" in x else
+                    few_every) for x in means),
+          "heads --attribution integrated_gradients --ig-steps 4 --ig-rule riemann_right: every "
+          "cross head's and layer mean's agreement by hand from score with the same steps", bad)
+    text = r.ok("heads", "-i", pairs_file, "--attribution", "integrated_gradients",
+                *integration).decode()
+    check("attr_agree of the mean of the cross heads, with integrated_gradients (4 steps, "
+          "riemann_right rule):" in text, "heads text: the summary names the steps and rule",
+          text[-400:])
+    status, _, err = r.run("heads", "-i", pairs_file, "--ig-steps", "4")
+    check(status == 2 and "--ig-steps requires --attribution" in err.decode(),
+          "heads --ig-steps without --attribution: refused", err.decode()[-300:])
+    status, _, err = r.run("heads", "-i", pairs_file, "--attribution", "integrated_gradients",
+                           "--ig-rule", "simpson")
+    check(status == 2 and "simpson" in err.decode(), "heads --ig-rule simpson: refused",
+          err.decode()[-300:])
     status, _, err = r.run("heads", "-i", pairs_file, "--attribution", "attention")
     check(status == 2 and "--attribution" in err.decode(), "heads --attribution attention: "
           "refused", err.decode()[-300:])

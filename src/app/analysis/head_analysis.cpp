@@ -246,6 +246,8 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
   };
   AttributionOptions attribution;
   if (options.attribution) attribution.methods = {*options.attribution};
+  attribution.ig_steps = options.ig_steps;
+  attribution.ig_rule = options.ig_rule;
   const Pass base =
       score_pass(translator, pairs, nullptr, options.batch_size, take_unmasked, attribution);
   if (kept.empty()) throw InputError("minimt heads: no pair in the input could be scored");
@@ -253,6 +255,10 @@ HeadAnalysis analyse_heads(const Translator& translator, const std::vector<Sente
   for (HeadResult& head : analysis.heads) finish_pattern(head.pattern);
   if (options.attribution) {
     analysis.attribution = options.attribution;
+    if (*options.attribution == AttributionMethod::kIntegratedGradients) {
+      analysis.ig_steps = options.ig_steps;
+      analysis.ig_rule = options.ig_rule;
+    }
     const double rows = means.rows ? static_cast<double>(means.rows) : 1.0;
     for (long long agree : means.layers)
       analysis.layer_attribution_agreement.push_back(agree / rows);

@@ -111,6 +111,8 @@ HeadsResult run_heads(std::shared_ptr<const Model> model, const HeadsRequest& re
   options.translate = request.translate;
   options.prune_order = request.prune_order;
   options.attribution = request.attribution;
+  options.ig_steps = request.ig_steps;
+  options.ig_rule = request.ig_rule;
   options.batch_size = request.batch_size;
   options.threads = request.threads > 0 ? request.threads : usable_cores();
   options.progress = [&](const std::string&) {

@@ -45,7 +45,11 @@ std::string changed_text(const HeadAnalysis& a) {
 std::string attribution_summary(const HeadAnalysis& a) {
   if (!a.attribution) return "";
   std::string out = std::string("\nattr_agree of the mean of the cross heads, with ") +
-                    enum_name(kAttributionMethodNames, *a.attribution) + ":";
+                    enum_name(kAttributionMethodNames, *a.attribution);
+  if (a.ig_steps > 0)
+    out += " (" + std::to_string(a.ig_steps) + " steps, " + enum_name(kIgRuleNames, a.ig_rule) +
+           " rule)";
+  out += ":";
   const std::vector<double>& layers = a.layer_attribution_agreement;
   if (layers.empty()) return out + " - (no row has two source tokens or more)\n";
   for (size_t l = 0; l < layers.size(); ++l)

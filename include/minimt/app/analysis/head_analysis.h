@@ -66,9 +66,11 @@ struct HeadAnalysisOptions {
   std::function<void(const SentencePair&, const std::string& error)> bad_pair;
   // A pair whose source was cut to max_positions: analysed as cut, as translate does.
   std::function<void(const SentencePair&)> source_cut;
-  // Set: each cross head's attribution_agreement with this method (its default steps and
-  // rule), teacher-forced on the references as the intact pass reads them.
+  // Set: each cross head's attribution_agreement with this method (ig_steps and ig_rule for
+  // integrated gradients), teacher-forced on the references as the intact pass reads them.
   std::optional<AttributionMethod> attribution;
+  int ig_steps = 32;
+  IgRule ig_rule = IgRule::kGaussLegendre;
 };
 
 struct HeadAnalysis {
@@ -81,6 +83,8 @@ struct HeadAnalysis {
   // cross heads ([layer]) and of every cross head of every layer ("all") with it, over the
   // rows attribution_agreement counts.
   std::optional<AttributionMethod> attribution;
+  int ig_steps = 0;  // integrated gradients': its steps and rule
+  IgRule ig_rule = IgRule::kGaussLegendre;
   std::vector<double> layer_attribution_agreement;
   double all_layers_attribution_agreement = 0;
   std::vector<PrunePoint> prune;

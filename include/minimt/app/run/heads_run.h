@@ -29,8 +29,11 @@ struct HeadsRequest {
   int threads = 0;           // passes in parallel; 0: one per online core
   int batch_size = 32;       // sentences per pass batch
   HeadsFormat format = HeadsFormat::kText;
-  // Each cross head's agreement with this attribution (attr_agree), on the intact run.
+  // Each cross head's agreement with this attribution (attr_agree), on the intact run; its
+  // steps and rule for integrated gradients (--ig-steps, --ig-rule).
   std::optional<AttributionMethod> attribution;
+  int ig_steps = 32;
+  IgRule ig_rule = IgRule::kGaussLegendre;
 };
 
 // The passes run_heads makes over the pairs with this model (for a progress bar).

@@ -7,17 +7,42 @@
 
 namespace minimt {
 
-// Fills `order` with 0..count-1 and moves the indices of the k highest values to its front,
-// highest first (ties: lower index first); the rest follow in no particular order. k = 0
-// leaves the indices in order. `order` is the caller's, reused from row to row.
+// Whether index a of `values` ranks before index b: the higher value, a tie to the lower index.
+inline bool ranks_before(const float* values, int a, int b) {
+  return values[a] > values[b] || (values[a] == values[b] && a < b);
+}
+
+// Fills `order` with the indices of the k highest of values[0, count), highest first (ties:
+// lower index first); k = 0 fills it with every index, in order. `order` is the caller's,
+// reused from row to row.
 inline void order_highest_first(const float* values, int count, int k, std::vector<int>& order) {
-  order.resize(count);
-  for (int j = 0; j < count; ++j) order[j] = j;
-  if (k <= 0) return;
-  std::partial_sort(order.begin(), order.begin() + std::min(k, count), order.end(),
-                    [values](int a, int b) {
-                      return values[a] > values[b] || (values[a] == values[b] && a < b);
-                    });
+  k = std::min(k, count);
+  if (k <= 0 || k * 16 > count) {  // every index, or too many kept for the scan to pay
+    order.resize(count);
+    for (int j = 0; j < count; ++j) order[j] = j;
+    if (k <= 0) return;
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [values](int a, int b) { return ranks_before(values, a, b); });
+    order.resize(k);
+    return;
+  }
+  // One pass, the k best so far kept in rank order: a later index enters only above the k-th
+  // (a tie with it ranks after it), so most of a vocabulary costs one comparison each.
+  order.resize(k);
+  for (int j = 0; j < k; ++j) order[j] = j;
+  std::sort(order.begin(), order.end(),
+            [values](int a, int b) { return ranks_before(values, a, b); });
+  float kth = values[order[k - 1]];
+  for (int j = k; j < count; ++j) {
+    if (!(values[j] > kth)) continue;
+    int at = k - 1;  // shift down the ones j ranks before
+    while (at > 0 && values[j] > values[order[at - 1]]) {
+      order[at] = order[at - 1];
+      --at;
+    }
+    order[at] = j;
+    kth = values[order[k - 1]];
+  }
 }
 
 }  // namespace minimt

@@ -31,6 +31,7 @@ page.attribution = (function () {
       el('p', { class: 'axes' }, ['Rows: output tokens t (the decoder input on the left, the piece predicted on ' +
                                   'the right) \u00b7 columns: ' + to + '. One map per sentence: the same for every ' +
                                   'layer and head.']),
+      el('p', { class: 'axes attribution-about', hidden: '' }),
       el('p', { class: 'note attribution-missing', hidden: '' }),
       el('div', { class: 'heads' }, [el('figure', { class: 'heatmap attribution', 'data-type': kind.type },
                                         [el('figcaption'), plot()])])])];
@@ -51,17 +52,19 @@ page.attribution = (function () {
     return top;
   }
 
-  // The caption of map m: the method, what it is of, its largest value and, for integrated
-  // gradients, the steps, rule and largest completeness gap (of each run, for two).
+  // The caption of map m: the method, what it is of and its largest value.
   function caption(m, type) {
-    var text = (m.difference ? 'B \u2212 A of ' : '') + 'Attribution \u00b7 ' + m.attribution +
+    return (m.difference ? 'B \u2212 A of ' : '') + 'Attribution \u00b7 ' + m.attribution +
         ' of each output to the ' + (type === 'cross' ? 'source' : 'decoder input') + ' \u00b7 largest |' +
         (m.difference ? 'B \u2212 A' : 'value') + '| ' + numbers.general(largest(m.full), 4);
-    if (m.about.runs)
-      text += ' \u00b7 A: ' + integration(m.about.runs.a) + '; B: ' + integration(m.about.runs.b);
-    else if (m.about.gap)
-      text += ' \u00b7 ' + integration(m.about);
-    return text;
+  }
+  // The line above it for integrated gradients: the steps, rule and largest completeness gap (of
+  // each run, for two); '' for the other methods.
+  function about(m) {
+    var each = ' (each output\u2019s gap: hover over its row)';
+    if (m.about.runs) return 'Integrated gradients: A ' + integration(m.about.runs.a) + '; B ' +
+        integration(m.about.runs.b) + each;
+    return m.about.gap ? 'Integrated gradients: ' + integration(m.about) + each : '';
   }
 
   // The header while a method is chosen (`method`; null: none): the layer and head menus off, the note.
@@ -84,11 +87,14 @@ page.attribution = (function () {
         (page.difference.active ? ' in both runs.' : ' (written with --attribute ' + method + ').');
     missing.hidden = !!m;
     figure.hidden = !m;
+    var line = part.querySelector('.attribution-about');
+    line.hidden = true;
     if (!m) return 0;
     figure.querySelector('figcaption').textContent = caption(m, type);
-    var pick = page.controls.pick;
-    var plan = page.layout.plan(s, type, m, part.clientWidth - 24, page.layout.captionWidths([{ shown: [{ figure: figure }] }]),
-                                pick.cell.value);
+    line.textContent = about(m);
+    line.hidden = !line.textContent;
+    // The one figure of its row: its caption may run past the cells.
+    var plan = page.layout.plan(s, type, m, part.clientWidth - 24, [0], page.controls.pick.cell.value);
     var box = page.labels.box(s, type, plan.cell, plan.labels, true, true);
     page.heatmap.draw(figure, s, type, m, 0, 0, plan.cell, box, page.controls.state.scale);
     return 1;

@@ -85,9 +85,8 @@ json attributions_difference(const DumpSentence& sa, const DumpSentence& sb) {
       if (x.method == b.method) a = &x;
     if (!a) continue;
     const std::string what = b.method + " attributions of sentence " + std::to_string(sb.number);
-    json entry = {
-        {"source", attribution_map_difference(a->source, b.source, T, S, false, what)},
-        {"target", attribution_map_difference(a->target, b.target, T, T, true, what)}};
+    json entry = {{"source", attribution_map_difference(a->source, b.source, T, S, false, what)},
+                  {"target", attribution_map_difference(a->target, b.target, T, T, true, what)}};
     if (b.steps > 0) {
       json runs = json::object();
       for (const auto& [name, run] : {std::pair{"a", a}, std::pair{"b", &b}})

@@ -30,8 +30,8 @@ std::vector<float> kept_map(const std::vector<float>& values, int rows, int cols
 // One attribution map (--attribute; [rows][cols], NaN above the diagonal of the [T][T] one) packed
 // as data.js reads weights: one layer ("attribution"), one head, the lower triangle only when
 // `lower`. Throws Error when it does not hold rows x cols values.
-nlohmann::json packed_attribution(const std::vector<float>& values, int rows, int cols,
-                                  bool lower, const std::string& what);
+nlohmann::json packed_attribution(const std::vector<float>& values, int rows, int cols, bool lower,
+                                  const std::string& what);
 
 // Per layer, the numbers of the heads --mask-heads switched off ([] for a layer with none).
 nlohmann::json masked_heads(const AttentionMatrices& m);

@@ -174,8 +174,8 @@ def check_map(got, where, method, kind, a, b=None):
     top = max(abs(x) for row in values for x in row if x is not None)
     difference = b is not None
     what = "B \u2212 A" if difference else "value"
-    want = "%sAttribution \u00b7 %s of each output to the %s \u00b7 largest |%s| %s" % (
-        "B \u2212 A of " if difference else "", method, "source" if kind == "cross" else "decoder input",
+    want = "Attribution%s \u00b7 %s of each output to the %s \u00b7 largest |%s| %s" % (
+        ", B \u2212 A" if difference else "", method, "source" if kind == "cross" else "decoder input",
         what, g4(top))
     check(got["caption"] == want, "%s: caption %r, want %r" % (where, got["caption"], want))
     if method == "integrated_gradients":

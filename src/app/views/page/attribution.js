@@ -54,7 +54,7 @@ page.attribution = (function () {
 
   // The caption of map m: the method, what it is of and its largest value.
   function caption(m, type) {
-    return (m.difference ? 'B \u2212 A of ' : '') + 'Attribution \u00b7 ' + m.attribution +
+    return 'Attribution' + (m.difference ? ', B \u2212 A' : '') + ' \u00b7 ' + m.attribution +
         ' of each output to the ' + (type === 'cross' ? 'source' : 'decoder input') + ' \u00b7 largest |' +
         (m.difference ? 'B \u2212 A' : 'value') + '| ' + numbers.general(largest(m.full), 4);
   }
@@ -103,7 +103,7 @@ page.attribution = (function () {
   // What a cell of map g (heatmap.js: figure.minimt) reads, as reading.js's describe() gives it.
   function describe(g, at) {
     var a = page.data.axes(g.s, g.type), m = g.m, cross = g.type === 'cross', cell = at.i * m.cols + at.j;
-    var out = { where: (m.difference ? 'B \u2212 A of ' : '') + 'Attribution \u00b7 ' + m.attribution +
+    var out = { where: 'Attribution' + (m.difference ? ', B \u2212 A' : '') + ' \u00b7 ' + m.attribution +
                        ' of each output to the ' + (cross ? 'source' : 'decoder input'),
                 query: 'output ' + at.i + ' ' + shown(a.right[at.i]) + ' (decoder input ' + shown(a.rows[at.i]) + ')',
                 key: (cross ? 'source token ' : 'decoder input ') + at.j + ' ' + shown(a.cols[at.j]),

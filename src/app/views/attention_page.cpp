@@ -61,6 +61,47 @@ std::vector<float> kept_values(const AttentionMatrices& m, bool lower) {
   return kept;
 }
 
+std::vector<float> kept_map(const std::vector<float>& values, int rows, int cols, bool lower) {
+  std::vector<float> kept;
+  kept.reserve(values.size());
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < (lower ? std::min(i + 1, cols) : cols); ++j)
+      kept.push_back(values[static_cast<size_t>(i) * cols + j]);
+  return kept;
+}
+
+json packed_attribution(const std::vector<float>& values, int rows, int cols, bool lower,
+                        const std::string& what) {
+  if (values.size() != static_cast<size_t>(rows) * cols)
+    throw Error("attention view: " + what + " is not [" + std::to_string(rows) + "][" +
+                std::to_string(cols) + "]");
+  return {{"layers", json::array({"attribution"})},
+          {"heads", json::array({0})},
+          {"rows", rows},
+          {"cols", cols},
+          {"lower", lower},
+          {"f", encode_floats(kept_map(values, rows, cols, lower))}};
+}
+
+json attributions(const DumpSentence& s) {
+  json out = json::object();
+  const int T = static_cast<int>(s.decoder_input_tokens.size());
+  const int S = static_cast<int>(s.source_tokens.size());
+  const std::string where = "sentence " + std::to_string(s.number) + "'s ";
+  for (const DumpAttribution& a : s.attributions) {
+    json entry = {
+        {"source", packed_attribution(a.source, T, S, false, where + a.method + " source map")},
+        {"target", packed_attribution(a.target, T, T, true, where + a.method + " target map")}};
+    if (a.steps > 0) {
+      entry["steps"] = a.steps;
+      entry["rule"] = a.rule;
+      entry["gap"] = encode_floats(a.completeness_gap);
+    }
+    out[a.method] = std::move(entry);
+  }
+  return out;
+}
+
 json masked_heads(const AttentionMatrices& m) {
   json out = json::array();
   for (int l = 0; l < m.layers(); ++l) {
@@ -207,6 +248,7 @@ json sentence_data(const DumpSentence& s, ViewSummary& summary) {
   if (!s.error.empty() || s.blank()) return entry;  // the page says which
   if (!s.extras.empty()) entry["inside"] = packed_extras(s);
   if (!s.layer_predictions.empty()) entry["lens"] = page_data::lens(s);
+  if (!s.attributions.empty()) entry["attributions"] = page_data::attributions(s);
   for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {
     const AttentionMatrices* m = s.find(type.type);
     if (m && m->layers() > 0 && !m->heads.empty()) {

@@ -56,6 +56,50 @@ json extras_difference(const DumpSentence& sa, const DumpSentence& sb) {
   return out;
 }
 
+// One attribution map of both runs ([rows][cols], NaN above the diagonal of a `lower` one) as
+// data.js reads a difference: "f" B - A in single floats, "a" and "b" each run's map.
+json attribution_map_difference(const std::vector<float>& a, const std::vector<float>& b, int rows,
+                                int cols, bool lower, const std::string& what) {
+  if (a.size() != b.size())  // the same tokens make the same shapes
+    throw Error("the " + what + " of the two dumps have different shapes");
+  std::vector<float> change(a.size());
+  for (size_t k = 0; k < a.size(); ++k) change[k] = b[k] - a[k];
+  json out = page_data::packed_attribution(change, rows, cols, lower, what);
+  out["difference"] = true;
+  out["a"] = page_data::encode_floats(page_data::kept_map(a, rows, cols, lower));
+  out["b"] = page_data::encode_floats(page_data::kept_map(b, rows, cols, lower));
+  out["masked_a"] = out["masked_b"] = json::array({json::array()});
+  return out;
+}
+
+// The attributions both runs hold, by method (page_data::attributions' shape): each map's B - A
+// and each run's, and for integrated gradients each run's steps, rule and completeness gaps
+// ("runs"), which may differ (--ig-steps, --ig-rule).
+json attributions_difference(const DumpSentence& sa, const DumpSentence& sb) {
+  json out = json::object();
+  const int T = static_cast<int>(sb.decoder_input_tokens.size());
+  const int S = static_cast<int>(sb.source_tokens.size());
+  for (const DumpAttribution& b : sb.attributions) {
+    const DumpAttribution* a = nullptr;
+    for (const DumpAttribution& x : sa.attributions)
+      if (x.method == b.method) a = &x;
+    if (!a) continue;
+    const std::string what = b.method + " attributions of sentence " + std::to_string(sb.number);
+    json entry = {{"source", attribution_map_difference(a->source, b.source, T, S, false, what)},
+                  {"target", attribution_map_difference(a->target, b.target, T, T, true, what)}};
+    if (b.steps > 0) {
+      json runs = json::object();
+      for (const auto& [name, run] : {std::pair{"a", a}, std::pair{"b", &b}})
+        runs[name] = {{"steps", run->steps},
+                      {"rule", run->rule},
+                      {"gap", page_data::encode_floats(run->completeness_gap)}};
+      entry["runs"] = std::move(runs);
+    }
+    out[b.method] = std::move(entry);
+  }
+  return out;
+}
+
 // The logit lens of both runs on the decoder layers both hold (by label, in A's order):
 // "layers", and each run's predictions, "a" and "b" (lens.js: page_data::lens); null when
 // either run has none.
@@ -86,6 +130,8 @@ json sentence_difference(const DumpSentence& sa, const DumpSentence& sb, ViewSum
   if (!sb.error.empty() || sb.blank()) return entry;
   const json inside = extras_difference(sa, sb);
   if (!inside.empty()) entry["inside"] = inside;
+  const json attributions = attributions_difference(sa, sb);
+  if (!attributions.empty()) entry["attributions"] = attributions;
   const json lens = lens_difference(sa, sb);
   if (!lens.is_null()) entry["lens"] = lens;
   for (const dump_schema::AttentionType& type : dump_schema::kAttentionTypes) {

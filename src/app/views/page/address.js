@@ -1,6 +1,7 @@
 // The view in the address: #sentence=2&layer=1&head=avg&show=cross&cell=12&colour=sqrt,
-// values=scores or values=norms (what the heatmaps draw), and
-// pin=TYPE.LAYER.HEAD.ROW.COL (HEAD a number or avg) to point at one cell. The page keeps the
+// values=scores, values=norms or an attribution method (what the heatmaps draw), and
+// pin=TYPE.LAYER.HEAD.ROW.COL (HEAD a number or avg; an attribution map's:
+// TYPE.attribution.0.ROW.COL) to point at one cell. The page keeps the
 // address up to date, and opens the view an address asks for (minimt heads' grid links to it).
 page.address = (function () {
   var pick = page.controls.pick;
@@ -43,13 +44,19 @@ page.address = (function () {
   function pinFrom(spec) {
     var p = spec.split('.');
     if (p.length !== 5) return;
-    var s = page.controls.current(), m = s && s.attention[p[0]];
-    if (!m) return;
-    var layer = m.layers.indexOf(p[1]), head = p[2] === 'avg' ? 'avg' : m.heads.indexOf(+p[2]);
-    if (layer < 0 || head === -1) return;
+    var s = page.controls.current(), m = s && s.attention[p[0]], figure = null;
     var section = document.querySelector('section.sentence[data-index="' + pick.sentence.value + '"]');
-    var figure = section && section.querySelector('figure[data-type="' + p[0] + '"][data-layer="' + layer +
-                                                  '"][data-head="' + head + '"]');
+    if (p[1] === 'attribution') {  // a cell of the map the values menu's method draws (attribution.js)
+      figure = section && section.querySelector('figure.attribution[data-type="' + p[0] + '"]');
+      m = figure && figure.minimt && figure.minimt.m;
+      if (!m) return;
+    } else {
+      if (!m) return;
+      var layer = m.layers.indexOf(p[1]), head = p[2] === 'avg' ? 'avg' : m.heads.indexOf(+p[2]);
+      if (layer < 0 || head === -1) return;
+      figure = section && section.querySelector('figure[data-type="' + p[0] + '"][data-layer="' + layer +
+                                                '"][data-head="' + head + '"]');
+    }
     var i = +p[3], j = +p[4];
     if (!figure || figure.hidden || !figure.minimt || !(i >= 0 && i < m.rows && j >= 0 && j < m.cols)) return;
     page.reading.pin(figure, { i: i, j: j });

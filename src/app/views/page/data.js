@@ -29,6 +29,26 @@ page.data = (function () {
   function extra(sentence, key) {
     return sentence.inside ? unpacked(sentence.inside[key], key, NaN) : null;
   }
+  // The attribution map of method `method` (--attribute) of a sentence beside attention type
+  // `type`: of each output token to the source ('cross', [T][S]) or to the decoder input
+  // ('decoder', [T][T], NaN for j > t: the dump's null), unpacked as matrices() does, with
+  // m.attribution its method and m.about the method's entry (integrated gradients: steps, rule,
+  // the completeness gaps); null when the sentence has none.
+  function attribution(sentence, method, type) {
+    var entry = sentence.attributions && sentence.attributions[method];
+    var m = entry && entry[type === 'cross' ? 'source' : type === 'decoder' ? 'target' : null];
+    if (!m) return null;
+    m.attribution = method;
+    m.about = entry;
+    return unpacked(m, type, NaN);
+  }
+  // Each output token's completeness gap of integrated gradients' entry (or of one run's, "runs"
+  // of a difference), as single floats; null without one.
+  function gaps(entry) {
+    if (!entry || !entry.gap) return null;
+    if (!entry.gaps) entry.gaps = decodeFloats(entry.gap);
+    return entry.gaps;
+  }
   // The key of type `type`'s extra `suffix` ("_scores", "_queries", ...).
   function extraKey(type, suffix) {
     return KINDS[type].prefix + suffix;
@@ -154,7 +174,7 @@ page.data = (function () {
   }
 
   return { all: DATA, sentences: DATA.sentences, kinds: DATA.kinds, kind: KINDS,
-           matrices: matrices, extra: extra, extraKey: extraKey, weights: weights, axes: axes,
+           matrices: matrices, extra: extra, attribution: attribution, gaps: gaps, extraKey: extraKey, weights: weights, axes: axes,
            runWeights: runWeights, headText: headText, isMasked: isMasked,
            difference: DATA.difference || null };
 }());

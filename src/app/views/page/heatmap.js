@@ -1,6 +1,6 @@
 // Drawing one heatmap into its figure's two canvases (cells and labels below; reading.js draws
-// the hover outline above): the weights, or what the values menu picks (values.js), or two
-// runs' difference (difference.js).
+// the hover outline above): the weights, or what the values menu picks (values.js; an
+// attribution map: attribution.js), or two runs' difference (difference.js).
 page.heatmap = (function () {
   var colours = page.colours;
 
@@ -9,7 +9,7 @@ page.heatmap = (function () {
   // `mode`; keeps what reading a cell needs in figure.minimt.
   function draw(figure, s, type, m, layer, head, cell, box, mode) {
     var values = page.controls.state.values, shown = page.values.source(s, type, m, values) || m;
-    if (shown === m) values = 'weights';
+    if (shown === m && !m.attribution) values = 'weights';
     var ratio = window.devicePixelRatio || 1;
     var withLabels = box.any, font = box.font, rowText = box.rowText, colText = box.colText;
     var rightText = box.rightText, left = box.left, top = box.top, right = box.right;

@@ -6,7 +6,7 @@ page.legend = (function () {
   // Draws the legend of colour scale `mode` ('linear' or 'sqrt').
   function draw(mode) {
     var c = document.getElementById('legend-scale'), ratio = window.devicePixelRatio || 1;
-    var width = 190, height = 26;
+    var width = page.controls.state.values === 'weights' ? 190 : 260, height = 26;
     c.width = width * ratio; c.height = height * ratio;
     c.style.width = width + 'px'; c.style.height = height + 'px';
     var ctx = c.getContext('2d');
@@ -17,21 +17,23 @@ page.legend = (function () {
     ctx.font = '10px ' + page.labels.FONT_FAMILY;
     ctx.textBaseline = 'top';
     if (page.difference.active) { drawChange(c, mode, ratio); return; }
-    if (values === 'scores' || values === 'norms') {
-      // Each map is coloured up to its own largest value: the legend has no numbers but its ends.
+    if (values !== 'weights') {
+      // Each map (scores, norms, an attribution) is coloured up to its own largest value: the
+      // legend has no numbers but its ends; the signed values on the diverging scale.
+      var signed = page.values.signed(values);
       for (var x = x0; x < x1; x++) {
         var f = (x - x0) / (x1 - x0);
-        ctx.fillStyle = colours.css(values === 'scores' ? colours.diverging(2 * f - 1, 1) : colours.sequential(f, mode));
+        ctx.fillStyle = colours.css(signed ? colours.diverging(2 * f - 1, 1) : colours.sequential(f, mode));
         ctx.fillRect(x, 0, 1, 12);
       }
       ctx.strokeStyle = '#9aa1ab';
       ctx.strokeRect(x0 - 0.5, 0, x1 - x0 + 1, 12);
       ctx.fillStyle = '#5b6472';
       ctx.textAlign = 'left';
-      ctx.fillText(values === 'scores' ? '−largest' : '0', x0, 15);
+      ctx.fillText(signed ? '−largest' : '0', x0, 15);
       ctx.textAlign = 'right';
       ctx.fillText('largest of the map', x1, 15);
-      if (values === 'scores') { ctx.textAlign = 'center'; ctx.fillText('0', (x0 + x1) / 2, 15); }
+      if (signed) { ctx.textAlign = 'center'; ctx.fillText('0', (x0 + x1) / 2, 15); }
       drawMask();
       return;
     }

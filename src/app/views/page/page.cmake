@@ -16,6 +16,7 @@ set(MINIMT_PAGE_MODULES
   values.js         # what the heatmaps draw: weights, scores or weight x norm
   difference.js     # the page of two runs: B - A, its colours and the table of changes
   heatmap.js        # drawing one heatmap
+  attribution.js    # view: the attribution maps of a sentence (--attribute)
   legend.js         # the header's colour legend
   controls.js       # the header's menus
   panel.js          # a pinned row: its softmax, the neuron view, the norms

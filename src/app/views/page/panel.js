@@ -80,7 +80,7 @@ page.panel = (function () {
 
   function show(fig, at) {
     var g = fig.minimt;
-    if (!g || g.m.rollout || g.head === 'avg' || !g.s.inside || !page.data.kind[g.type].prefix) { hide(); return; }
+    if (!g || g.m.rollout || g.m.attribution || g.head === 'avg' || !g.s.inside || !page.data.kind[g.type].prefix) { hide(); return; }
     var s = g.s, type = g.type, i = at.i, layer = g.layer, head = g.head, a = page.data.axes(s, type);
     if (g.m.difference) { fill(g, i, page.differencePanel.parts(g, i)); return; }  // minimt view A B
     var scores = extra(s, type, '_scores'), queries = extra(s, type, '_queries'), keys = extra(s, type, '_keys');

@@ -51,6 +51,11 @@ page.reading = (function () {
           return shown(alt.token) + ' ' + numbers.nonzero(alt.probability, 4);
         }).join(', ');
     }
+    if (g.m.attribution) {  // an attribution map: per output token, not per head (attribution.js)
+      var said = page.attribution.describe(g, at);
+      said.predicted = predicted;
+      return said;
+    }
     return { where: where, query: query, key: key, weight: weight, exact: exact, drawn: drawn, predicted: predicted };
   }
   function outline(figure, at) {
@@ -120,7 +125,7 @@ page.reading = (function () {
       var target = event.target, pick = page.controls.pick;
       if (target.tagName === 'FIGCAPTION') {  // show this heatmap alone
         var figure = target.closest('figure'), g = figure.minimt;
-        if (!g) return;
+        if (!g || g.m.attribution) return;  // an attribution map is the only one of its kind
         pick.layer.value = 'L' + g.m.layers[g.layer];
         pick.head.value = g.m.rollout ? 'all' : g.head === 'avg' ? 'avg' : 'H' + g.m.heads[g.head];
         pick.types.value = page.data.kind[g.type].of || g.type;

@@ -1,5 +1,6 @@
 // Drawing the current choice: shows the chosen sentence's sections, sizes each type's heatmaps
-// (layout.js) and draws them (heatmap.js), then the legend, the address and the status corner.
+// (layout.js) and draws them (heatmap.js), or a method's attribution maps (attribution.js), then
+// the legend, the address and the status corner.
 page.render = (function () {
   var HINT = 'The cells here are too small for token labels: pick one layer or head, a larger ' +
              'cell size, or hover over the cells.';
@@ -59,11 +60,14 @@ page.render = (function () {
     var section = sections[k];
     drawn = 0;
     if (!section) return finish();
-    var typeMode = pick.types.value;
+    var typeMode = pick.types.value, values = page.controls.state.values;
+    var method = page.values.isAttribution(values) ? values : null;  // attribution.js draws it
     section.querySelectorAll('section.attention').forEach(function (part) {
       var type = part.getAttribute('data-type');
       part.hidden = typeMode !== 'all' && typeMode !== type;
       if (part.hidden) return;
+      if (method) { drawn += page.attribution.draw(s, part, method); return; }
+      page.attribution.draw(s, part, null);
       var any = drawType(s, part);
       if (any === null) return;
       var note = part.querySelector('.empty-choice');
@@ -80,6 +84,8 @@ page.render = (function () {
   }
 
   function finish() {
+    var values = page.controls.state.values;
+    page.attribution.controls(page.values.isAttribution(values) ? values : null);
     page.legend.draw(page.controls.state.scale);
     page.address.save();
     status.textContent = 'ok: ' + drawn + ' heatmap' + (drawn === 1 ? '' : 's');

@@ -67,7 +67,8 @@ page.sentences = (function () {
                                                 'leaves this out).']));
     else
       children = children.concat(layers(kind.type, m));
-    return el('section', { class: 'attention', 'data-type': kind.type }, children.concat(more));
+    return el('section', { class: 'attention', 'data-type': kind.type },
+              children.concat(more, page.attribution.parts(s, kind)));
   }
 
   // The section of sentence `s`, the k-th shown (only the first is visible at first).

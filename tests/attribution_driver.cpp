@@ -10,8 +10,8 @@
 // With "engine": true, each sentence's "engine_log_probs" [T] too: the engine's own
 // teacher-forced pass (encoder, decoder, the model's compute type), one sentence at a time.
 //
-// Timing (docs/performance.md, "What attribution costs"), what `minimt score --attribute` will
-// do, on one thread:
+// Timing the engine alone, as docs/performance-history.md ("What attribution costs") did before
+// `minimt score --attribute` existed, on one thread:
 //   minimt_attribution_driver --bench MODEL PAIRS.tsv METHODS [IG_STEPS [BATCH]]
 // scores the SOURCE<TAB>TARGET lines BATCH at a time (default 16) as minimt score does, then
 // attributes each pair with METHODS (comma-separated, or none); prints the sum of the

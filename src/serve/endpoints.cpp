@@ -46,6 +46,7 @@ nlohmann::json live_request(const RecordSettings& record) {
           {"dump_norms", record.dump_norms},
           {"logit_lens", record.logit_lens},
           {"rollout", record.rollout},
+          {"attribute", !record.attribute.empty()},
           {"ablate_heads", record.mask_heads.value_or("")}};
 }
 

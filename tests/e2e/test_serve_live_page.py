@@ -53,6 +53,7 @@ STATE = """(function () {
     text: value('live-text', 'value'),
     scores: value('live-scores', 'checked'), norms: value('live-norms', 'checked'),
     lens: value('live-lens', 'checked'), ablate: value('live-ablate', 'value'),
+    attribute: value('live-attribute', 'checked'),
     said: value('live-status', 'textContent'), saidState: (document.getElementById('live-status') ||
         { getAttribute: function () { return null; } }).getAttribute('data-state'),
     menu: pick ? Array.prototype.map.call(pick.options, function (o) { return o.value; }) : [],
@@ -89,8 +90,8 @@ def rounds_to(text, value):
     return abs(printed - value) <= 0.5 * 10.0 ** (exponent - decimals) * (1 + 1e-6) + 1e-12 * abs(value)
 
 
-def send(browser, page, sentence=None, ablate=None, uncheck=()):
-    """Fills the form (the box, the ablate field, boxes to uncheck) and presses Translate; then
+def send(browser, page, sentence=None, ablate=None, uncheck=(), tick=()):
+    """Fills the form (the box, the ablate field, boxes to uncheck or tick) and presses Translate; then
     waits for the answer page, or for an error beside the box. Returns 'page' or 'error'."""
     page.evaluate("document.body.setAttribute('data-before', '1')")
     if sentence is not None:
@@ -104,6 +105,9 @@ def send(browser, page, sentence=None, ablate=None, uncheck=()):
     for name in uncheck:
         page.evaluate("(function () { var c = document.getElementById('live-%s');"
                       " if (c && c.checked) c.click(); }())" % name)
+    for name in tick:
+        page.evaluate("(function () { var c = document.getElementById('live-%s');"
+                      " if (c && !c.checked) c.click(); }())" % name)
     page.evaluate("document.getElementById('live-send').click()")
     return wait_for(page, "(function () {"
                           " if (document.body && !document.body.hasAttribute('data-before')) {"
@@ -149,6 +153,33 @@ def check_lens(t, rows, sentence):
                     (layer, position, text, kept[0], len(kept)))
 
 
+# The saliency map beside cross-attention after the menu chose it: its shape and the numbers its
+# cells were drawn from, row by row ([T][S]).
+SALIENCY = """(function () {
+  var pick = document.getElementById('pick-values');
+  pick.value = 'saliency';
+  pick.dispatchEvent(new Event('change'));
+  var f = document.querySelector('section.sentence:not([hidden]) figure.attribution[data-type="cross"]');
+  if (!f || f.hidden || !f.minimt) return null;
+  return { rows: f.minimt.m.rows, cols: f.minimt.m.cols, drawn: Array.from(f.minimt.drawn) };
+}())"""
+
+
+def check_saliency(t, page, minimt, scratch):
+    dump = os.path.join(scratch, "attributed.json")
+    subprocess.run([minimt, "translate", "-q", "--model", MODEL, "--dump-attention", dump,
+                    "--dump-scores", "--attribute", "all", SENTENCE],
+                   check=True, timeout=120, stdout=subprocess.DEVNULL)
+    with open(dump) as f:
+        source_map = json.load(f)["sentences"][0]["attributions"]["saliency"]["source"]
+    got = page.evaluate(SALIENCY)
+    want = [f32(v) for row in source_map for v in row]
+    t.check(got and [got["rows"], got["cols"]] == [len(source_map), len(source_map[0])] and
+            [f32(v) for v in got["drawn"]] == want,
+            "saliency beside cross-attention: the drawn map %r, the CLI's %d x %d, equal as float32"
+            % (got and (got["rows"], got["cols"]), len(source_map), len(source_map[0])))
+
+
 def live_page(t, server, minimt, chromium):
     scratch = tempfile.mkdtemp(prefix="live-page-")
     dump = os.path.join(scratch, "dump.json")
@@ -171,8 +202,8 @@ def live_page(t, server, minimt, chromium):
                     all("holds no sentences" not in n for n in empty["notes"]) and
                     any("Type a sentence" in n for n in empty["notes"]),
                     "the page before a sentence invites one: %r" % (empty and empty["notes"],))
-            t.check(empty and [empty[k] for k in ("scores", "norms", "lens", "ablate")] ==
-                    [True, True, True, ""], "the form before a sentence: %r" % (empty,))
+            t.check(empty and [empty[k] for k in ("scores", "norms", "lens", "ablate", "attribute")] ==
+                    [True, True, True, "", False], "the form before a sentence: %r" % (empty,))
 
             t.check(send(browser, page, SENTENCE) == "page", "the sentence sent: no answer page")
             got = page.evaluate(STATE)
@@ -201,6 +232,16 @@ def live_page(t, server, minimt, chromium):
             t.check([got[k] for k in ("text", "scores", "norms", "lens", "ablate")] ==
                     [SENTENCE, True, False, True, GOOD_SPEC], "the form after the ablation: %r" % (got,))
             t.check(got["menu"] == ["weights", "scores"], "without norms, the menu: %r" % (got["menu"],))
+
+            # Attributions: the menu gains the four methods; a map's numbers are the CLI's.
+            t.check(send(browser, page, ablate="", tick=["attribute"]) == "page",
+                    "attributions asked: no answer page")
+            got = page.evaluate(STATE)
+            t.check(got["attribute"] and got["menu"] == ["weights", "scores", "saliency",
+                                                         "input_x_gradient", "integrated_gradients",
+                                                         "occlusion"],
+                    "with attributions, the form %r and the menu %r" % (got["attribute"], got["menu"]))
+            check_saliency(t, page, minimt, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -1,8 +1,9 @@
 // The page minimt serve answers at / (ViewOptions::live): a form above the heatmaps where the
 // user types sentences, one a line, and picks what the page records besides the weights: the
 // scores (dump_scores), weight x norm (dump_norms) and the logit lens (logit_lens), which the
-// values menu and the lens table show, the rollout, and heads to ablate (ablate_heads,
-// TYPE:LAYER:HEAD,...). Sending POSTs them with {"texts": [...], "view": true} to /v1/attention;
+// values menu and the lens table show, the rollout, the attributions (attribute: all, which
+// the values menu draws beside cross and decoder self-attention), and heads to ablate
+// (ablate_heads, TYPE:LAYER:HEAD,...). Sending POSTs them with {"texts": [...], "view": true} to /v1/attention;
 // the answer is this page again with their attention, which replaces the document, form
 // included. The server writes the choices it answered into the data (live_request), so the
 // form comes back as it was sent. A refusal (a JSON error: a bad spec, too long a sentence) is
@@ -10,7 +11,8 @@
 page.live = (function () {
   var el = page.dom.el;
   // Before any sentence: scores, norms and a lens of 5 tokens, so the page is the full page.
-  var DEFAULTS = { dump_scores: true, dump_norms: true, logit_lens: 5, rollout: false, ablate_heads: '' };
+  var DEFAULTS = { dump_scores: true, dump_norms: true, logit_lens: 5, rollout: false, attribute: false,
+                   ablate_heads: '' };
   var asked = page.data.all.live_request || DEFAULTS;
   var lensTokens = asked.logit_lens > 0 ? asked.logit_lens : DEFAULTS.logit_lens;
 
@@ -35,11 +37,14 @@ page.live = (function () {
                     'logit_lens ' + lensTokens + ': what each decoder layer would predict, under each sentence');
   var rollout = choice('live-rollout', 'rollout', 'rollout',
                        'rollout: attention rollout, a heuristic, under the encoder and cross-attention');
+  var attribute = choice('live-attribute', 'attribute', 'attributions',
+                         'attribute: all: saliency, input \u00d7 gradient, integrated gradients (32 steps) and ' +
+                         'occlusion of each output token, in the values menu');
   var ablate = el('input', { id: 'live-ablate', type: 'text', size: '16', spellcheck: 'false',
                              placeholder: 'e.g. cross:-1:0' }, []);
   ablate.value = asked.ablate_heads || '';
   var options = el('div', { id: 'live-options' }, [
-    'record:', scores.label, norms.label, lens.label, rollout.label,
+    'record:', scores.label, norms.label, lens.label, rollout.label, attribute.label,
     el('label', { title: 'ablate_heads: TYPE:LAYER:HEAD,... (encoder, decoder, cross; * for every layer ' +
                           'or head, negative layers from the end): their weights set to 0 after the softmax' },
        ['ablate heads ', ablate])]);
@@ -58,6 +63,7 @@ page.live = (function () {
     if (norms.input.checked) request.dump_norms = true;
     if (lens.input.checked) request.logit_lens = lensTokens;
     if (rollout.input.checked) request.rollout = true;
+    if (attribute.input.checked) request.attribute = ['all'];
     if (ablate.value.trim() !== '') request.ablate_heads = ablate.value.trim();
     return JSON.stringify(request);
   }

@@ -5,8 +5,9 @@
 //                                                 decoder steps/s at a batch size, compute type
 //                                                 TYPE (float32, int8, bf16; $MINIMT_KERNELS picks
 //                                                 the kernel, as for minimt); for int8 also
-//                                                 the vpdpbusd peak measured right after and
-//                                                 the step's share of it
+//                                                 the vpdpbusd peak measured right after, the
+//                                                 step's share of it (products over the whole
+//                                                 step) and the products' own share
 //   minimt_bench linear KERNEL M N K [cold]       one Linear layer y[M,N] = x[M,K] W^T + b,
 //                                                 GFLOP/s of a kernel (avx512, avx2, generic,
 //                                                 openblas, int8-vnni, int8-avx2, int8-generic,
@@ -209,7 +210,8 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
     for (int i = 0; i < 11; ++i) sources[b].push_back(4 + (b + i) % (c.source_vocab_size - 4));
     sources[b].push_back(c.special.eos);
   }
-  std::vector<double> rates, cpu_rates, flops;
+  std::vector<double> rates, cpu_rates, flops, product_rates;
+  minimt::ops::time_linear(true);
   for (int repeat = 0; repeat < 5; ++repeat) {
     minimt::Encoder encoder(c, model->weights());
     minimt::Decoder decoder(c, model->weights());
@@ -219,6 +221,7 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
     for (auto& state : states) pointers.push_back(&state);
     std::vector<int> tokens(batch, c.decoder_start_token);
     uint64_t flops_before = minimt::ops::gemm_flops();
+    const uint64_t linear_before = minimt::ops::linear_nanoseconds();
     auto start = Clock::now();
     double cpu_start = thread_cpu_seconds();
     for (int step = 0; step < steps; ++step) {
@@ -231,20 +234,26 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
     rates.push_back(steps / elapsed);
     cpu_rates.push_back(steps / (thread_cpu_seconds() - cpu_start));
     flops.push_back(static_cast<double>(minimt::ops::gemm_flops() - flops_before) / steps);
+    product_rates.push_back(static_cast<double>(minimt::ops::gemm_flops() - flops_before) /
+                            static_cast<double>(minimt::ops::linear_nanoseconds() - linear_before));
   }
   double steps_per_second = median(rates);
-  // int8: the products' rate over the whole step (thread CPU time) against the vpdpbusd peak,
+  // The products' own rate inside the step (the wall time of the linear() calls alone), and
+  // for int8 that and the rate over the whole step (thread CPU time) against the vpdpbusd peak,
   // measured on the same core right after.
-  std::string share;
+  const double product_gops = median(product_rates);
+  char text[256];
+  std::snprintf(text, sizeof text, "\"products_gops\": %.1f, ", product_gops);
+  std::string share = text;
   if (model->compute_type() == minimt::ComputeType::kInt8) {
     const double peak = vnni_peak_gops();
     if (peak > 0) {
       const double gops = median(flops) * median(cpu_rates) / 1e9;
-      char text[160];
       std::snprintf(text, sizeof text,
-                    "\"int8_gops\": %.1f, \"vnni_peak_gops\": %.1f, \"share_of_vnni_peak\": %.3f, ",
-                    gops, peak, gops / peak);
-      share = text;
+                    "\"int8_gops\": %.1f, \"vnni_peak_gops\": %.1f, \"share_of_vnni_peak\": %.3f, "
+                    "\"products_share_of_vnni_peak\": %.3f, ",
+                    gops, peak, gops / peak, product_gops / peak);
+      share += text;
     }
   }
   std::printf(

@@ -25,8 +25,8 @@ void multi_head_attention(const AttentionInputs& in, const ScoreOptions& options
     if (scratch.size() < static_cast<size_t>(in.heads) * tk) scratch.resize(in.heads * tk);
     for (int i = 0; i < tq; ++i) {
       const int visible = in.causal ? i + (tk - tq) + 1 : tk;
-      kernel.scores_heads(in.q + static_cast<int64_t>(i) * width, in.k, width, visible, in.heads,
-                          head_dim, scale, scratch.data(), tk);
+      kernel.scores_heads(in.q + static_cast<int64_t>(i) * width, in.k, in.v, width, visible,
+                          in.heads, head_dim, scale, scratch.data(), tk);
       for (int r = 0; r < in.heads; ++r) {
         float* row = scratch.data() + static_cast<int64_t>(r) * tk;
         std::fill(row + visible, row + tk, -std::numeric_limits<float>::infinity());

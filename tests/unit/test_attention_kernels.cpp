@@ -109,8 +109,8 @@ TEST_CASE("attention kernels: every head at once gives the bits of head by head"
           const float scale = 0.125f;
           std::vector<float> scores(size_t(heads) * out_stride), context(width);
           std::vector<float> expected_scores(scores.size()), expected_context(width);
-          set.scores_heads(q.data(), keys.data(), stride, count, heads, dim, scale, scores.data(),
-                           out_stride);
+          set.scores_heads(q.data(), keys.data(), keys.data(), stride, count, heads, dim, scale,
+                           scores.data(), out_stride);
           set.context_heads(weights.data(), out_stride, keys.data(), stride, count, heads, dim,
                             context.data());
           for (int r = 0; r < heads; ++r) {

@@ -71,13 +71,19 @@ __attribute__((target("avx512f"))) void attention_context_avx512(const float* we
 // Every head of one query at once, key by key: each key row is read whole, front to back, so a
 // sentence's cache streams from memory in order instead of being walked 8 times in slices (a
 // head's 64 columns of each row). Each score is the per-head kernel's dot, the same bits.
-__attribute__((target("avx512f"))) void attention_scores_heads_avx512(const float* q,
-                                                                      const float* keys, int stride,
-                                                                      int count, int heads, int dim,
-                                                                      float scale, float* out,
-                                                                      int out_stride) {
+__attribute__((target("avx512f"))) void attention_scores_heads_avx512(
+    const float* q, const float* keys, const float* values, int stride, int count, int heads,
+    int dim, float scale, float* out, int out_stride) {
+  const int width = heads * dim;
   for (int j = 0; j < count; ++j) {
     const float* key = keys + static_cast<long>(j) * stride;
+    // The cache rows come from memory: ask for the key row two ahead, and for value row j,
+    // which context_heads reads next (the hardware alone fetches a sentence's few rows late).
+    if (j + 2 < count)
+      for (int at = 0; at < width; at += 16) _mm_prefetch(key + 2L * stride + at, _MM_HINT_T0);
+    if (values)
+      for (int at = 0; at < width; at += 16)
+        _mm_prefetch(values + static_cast<long>(j) * stride + at, _MM_HINT_T1);
     for (int r = 0; r < heads; ++r) {
       const float* qr = q + static_cast<long>(r) * dim;
       const float* kr = key + static_cast<long>(r) * dim;

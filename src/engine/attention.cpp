@@ -19,6 +19,24 @@ void multi_head_attention(const AttentionInputs& in, const ScoreOptions& options
   // Without scaling the kernel multiplies by exactly 1, which changes no bit.
   const float scale = options.scaled ? 1.0f / std::sqrt(static_cast<float>(head_dim)) : 1.0f;
   const int64_t block = static_cast<int64_t>(tq) * tk;
+  if (kernel.scores_heads && !masked_heads && !options.bias && !out.weights && !out.scores) {
+    // Translation's case: every head of a query at once, the same products and softmax as
+    // below, the keys and values read row by row (attention_kernels.h).
+    if (scratch.size() < static_cast<size_t>(in.heads) * tk) scratch.resize(in.heads * tk);
+    for (int i = 0; i < tq; ++i) {
+      const int visible = in.causal ? i + (tk - tq) + 1 : tk;
+      kernel.scores_heads(in.q + static_cast<int64_t>(i) * width, in.k, in.v, width, visible,
+                          in.heads, head_dim, scale, scratch.data(), tk);
+      for (int r = 0; r < in.heads; ++r) {
+        float* row = scratch.data() + static_cast<int64_t>(r) * tk;
+        std::fill(row + visible, row + tk, -std::numeric_limits<float>::infinity());
+        ops::softmax(row, tk);
+      }
+      kernel.context_heads(scratch.data(), tk, in.v, width, visible, in.heads, head_dim,
+                           out.context + static_cast<int64_t>(i) * width);
+    }
+    return;
+  }
   if (!out.weights && scratch.size() < static_cast<size_t>(tk)) scratch.resize(tk);
   for (int r = 0; r < in.heads; ++r) {
     const int column = r * head_dim;

@@ -96,10 +96,15 @@ struct AttentionEntry {
 
 const AttentionEntry kAttention[] = {
 #if defined(__x86_64__)
-    {kAvx512, {"avx512", kernels::attention_scores_avx512, kernels::attention_context_avx512}},
-    {kAvx2, {"avx2", kernels::attention_scores_avx2, kernels::attention_context_avx2}},
+    {kAvx512,
+     {"avx512", kernels::attention_scores_avx512, kernels::attention_context_avx512,
+      kernels::attention_scores_heads_avx512, kernels::attention_context_heads_avx512}},
+    {kAvx2,
+     {"avx2", kernels::attention_scores_avx2, kernels::attention_context_avx2, nullptr, nullptr}},
 #endif
-    {"", {"generic", kernels::attention_scores_generic, kernels::attention_context_generic}},
+    {"",
+     {"generic", kernels::attention_scores_generic, kernels::attention_context_generic, nullptr,
+      nullptr}},
 };
 
 const LinearEntry& entry_of(LinearKernel kernel) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <vector>
 
@@ -15,6 +16,30 @@
 namespace minimt::ops {
 namespace {
 std::atomic<uint64_t> flop_counter{0};
+std::atomic<bool> timing{false};
+std::atomic<uint64_t> linear_time{0};
+
+void linear_untimed(const Linear& layer, const float* x, int rows, float* y);
+}  // namespace
+
+void time_linear(bool on) {
+  timing.store(on, std::memory_order_relaxed);
+}
+
+uint64_t linear_nanoseconds() {
+  return linear_time.load(std::memory_order_relaxed);
+}
+
+void linear(const Linear& layer, const float* x, int rows, float* y) {
+  if (!timing.load(std::memory_order_relaxed)) return linear_untimed(layer, x, rows, y);
+  // The thread's CPU time: on a busy machine the wall clock counts other processes' turns.
+  timespec start{}, end{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  linear_untimed(layer, x, rows, y);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
+  linear_time.fetch_add(static_cast<uint64_t>((end.tv_sec - start.tv_sec) * 1000000000LL +
+                                              (end.tv_nsec - start.tv_nsec)),
+                        std::memory_order_relaxed);
 }
 
 void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
@@ -37,7 +62,9 @@ uint64_t gemm_flops() {
   return flop_counter.load(std::memory_order_relaxed);
 }
 
-void linear(const Linear& layer, const float* x, int rows, float* y) {
+namespace {
+
+void linear_untimed(const Linear& layer, const float* x, int rows, float* y) {
   if (layer.int8) {
     flop_counter.fetch_add(2ull * rows * layer.out * layer.in, std::memory_order_relaxed);
     int8_linear(*layer.int8, layer.bias, x, rows, layer.in, y);
@@ -64,6 +91,8 @@ void linear(const Linear& layer, const float* x, int rows, float* y) {
   gemm(rows, layer.out, layer.in, 1.0f, x, layer.in, layer.weight, layer.in, true, 1.0f, y,
        layer.out);
 }
+
+}  // namespace
 
 void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps) {
   const auto kernel = kernels::row_kernels().layer_norm_row;

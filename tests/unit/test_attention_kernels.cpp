@@ -91,3 +91,38 @@ TEST_CASE("attention kernels: a hand-worked dot product and weighted sum", "[att
     CHECK(context[2] == 0.625f);
   }
 }
+
+TEST_CASE("attention kernels: every head at once gives the bits of head by head",
+          "[attention][kernels]") {
+  std::mt19937 rng(5);
+  for (const auto& set : kernels::supported_attention_kernels()) {
+    if (!set.scores_heads) continue;
+    for (int dim : {7, 16, 48, 64, 100}) {
+      for (int heads : {1, 3, 8, 9}) {
+        for (int count : {1, 9, 40}) {
+          INFO(set.name << ", dim " << dim << ", heads " << heads << ", count " << count);
+          const int width = heads * dim, stride = width + 3, out_stride = count + 2;
+          const std::vector<float> q = random_values(rng, width, 2.0f);
+          const std::vector<float> keys = random_values(rng, size_t(count) * stride, 2.0f);
+          std::vector<float> weights = random_values(rng, size_t(heads) * out_stride, 1.0f);
+          for (float& w : weights) w = std::fabs(w);
+          const float scale = 0.125f;
+          std::vector<float> scores(size_t(heads) * out_stride), context(width);
+          std::vector<float> expected_scores(scores.size()), expected_context(width);
+          set.scores_heads(q.data(), keys.data(), keys.data(), stride, count, heads, dim, scale,
+                           scores.data(), out_stride);
+          set.context_heads(weights.data(), out_stride, keys.data(), stride, count, heads, dim,
+                            context.data());
+          for (int r = 0; r < heads; ++r) {
+            set.scores(q.data() + r * dim, keys.data() + r * dim, stride, count, dim, scale,
+                       expected_scores.data() + r * out_stride);
+            set.context(weights.data() + r * out_stride, keys.data() + r * dim, stride, count, dim,
+                        expected_context.data() + r * dim);
+          }
+          CHECK(same_bits(scores, expected_scores));
+          CHECK(same_bits(context, expected_context));
+        }
+      }
+    }
+  }
+}

@@ -46,6 +46,10 @@ def bench_compute(args, results, sentences, workdir):
             "cpu_ms_per_step": median([1000.0 / x["cpu_steps_per_second"] for x in rs]),
             "weight_bytes_per_step": rs[0]["weight_bytes_per_step"],
             "gemm_flops_per_step": rs[0]["gemm_flops_per_step"],
+            # int8 only: minimt_bench's own shares of the vpdpbusd peak it measures right after
+            "share_of_vnni_peak": median([x.get("share_of_vnni_peak", 0.0) for x in rs]),
+            "products_share_of_vnni_peak": median(
+                [x.get("products_share_of_vnni_peak", 0.0) for x in rs]),
             "command": [args.bench, "steps", "BASE", str(batch), str(STEPS[batch]), t]}
 
     input_path = os.path.join(workdir, "compute-input.txt")
@@ -146,6 +150,12 @@ def report_compute(c, add, targets):
             "`minimt_bench peak` (%.0f%%); the float32 FMA peak is %.0f GFLOP/s."
             % (rate, peak["vnni_int8_gops"], 100 * rate / peak["vnni_int8_gops"],
                peak["fma_float_gflops"]))
+    s = c["steps"].get("int8-b32", {})
+    if s.get("share_of_vnni_peak"):
+        add("- int8, batch 32, as `minimt_bench steps` prints it (each run against the peak it "
+            "measures right after the steps): the step at %.0f%% of the vpdpbusd peak, the "
+            "products alone (their own thread CPU time inside the step) at %.0f%%."
+            % (100 * s["share_of_vnni_peak"], 100 * s["products_share_of_vnni_peak"]))
     add("")
     h = c["heldout"]
     n = h["float32-1t"]["sentences"]

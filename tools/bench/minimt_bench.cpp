@@ -4,11 +4,16 @@
 //   minimt_bench steps MODEL_DIR BATCH STEPS [TYPE]
 //                                                 decoder steps/s at a batch size, compute type
 //                                                 TYPE (float32, int8, bf16; $MINIMT_KERNELS picks
-//                                                 the kernel, as for minimt)
-//   minimt_bench linear KERNEL M N K              one Linear layer y[M,N] = x[M,K] W^T + b,
+//                                                 the kernel, as for minimt); for int8 also
+//                                                 the vpdpbusd peak measured right after, the
+//                                                 step's share of it (products over the whole
+//                                                 step) and the products' own share
+//   minimt_bench linear KERNEL M N K [cold]       one Linear layer y[M,N] = x[M,K] W^T + b,
 //                                                 GFLOP/s of a kernel (avx512, avx2, generic,
 //                                                 openblas, int8-vnni, int8-avx2, int8-generic,
-//                                                 bf16)
+//                                                 bf16); weights in cache, or with `cold` read
+//                                                 from memory (a new copy each call, as in a
+//                                                 decoder step)
 //   minimt_bench peak                             single-core peak of vpdpbusd (int8 products/s)
 //                                                 and of vfmadd (float32), registers only
 // Each prints one JSON object on stdout; tools/bench/run collects them into a table. Timings are
@@ -155,32 +160,43 @@ void pack_for(const std::string& kernel_name, minimt::Linear& layer, BenchLayer&
   layer.packed = out.packed.get();
 }
 
-int bench_linear(const std::string& kernel_name, int m, int n, int k) {
+int bench_linear(const std::string& kernel_name, int m, int n, int k, bool cold) {
   std::vector<float> weight(static_cast<size_t>(n) * k), x(static_cast<size_t>(m) * k),
       bias(n, 0.5f), y(static_cast<size_t>(m) * n);
   for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<float>(i % 17) * 0.01f - 0.08f;
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.02f - 0.12f;
-  minimt::Linear layer;
-  layer.weight = weight.data();
-  layer.bias = bias.data();
-  layer.out = n;
-  layer.in = k;
-  BenchLayer packed;
-  pack_for(kernel_name, layer, packed);
-  // Enough calls for ~0.2 s per repeat: the weight stays in cache, as in a decoder step's
-  // panel loop; this measures the kernel, not memory.
+  // Cold: enough packed copies of the layer (256 MB of weights in float32, a quarter of that in
+  // int8) that each call finds its copy in memory, not in any cache.
+  const int copies =
+      cold ? std::max(2, static_cast<int>((256u << 20) / (sizeof(float) * weight.size()))) : 1;
+  std::vector<minimt::Linear> layers(copies);
+  std::vector<BenchLayer> packed(copies);
+  for (int c = 0; c < copies; ++c) {
+    layers[c].weight = weight.data();
+    layers[c].bias = bias.data();
+    layers[c].out = n;
+    layers[c].in = k;
+    pack_for(kernel_name, layers[c], packed[c]);
+  }
+  // Enough calls for ~0.2 s per repeat. Warm, the weight stays in cache, as in a decoder step's
+  // panel loop: this measures the kernel, not memory.
   const double flops = 2.0 * m * n * k;
   const int calls = std::max(1, static_cast<int>(4e9 / flops / 20));
   std::vector<double> rates;
+  int next = 0;
   for (int repeat = 0; repeat < 7; ++repeat) {
     const double start = thread_cpu_seconds();
-    for (int c = 0; c < calls; ++c) minimt::ops::linear(layer, x.data(), m, y.data());
+    for (int c = 0; c < calls; ++c) {
+      minimt::ops::linear(layers[next], x.data(), m, y.data());
+      next = (next + 1) % copies;
+    }
     rates.push_back(flops * calls / (thread_cpu_seconds() - start) / 1e9);
   }
   std::printf(
-      "{\"kernel\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"gflops\": %.2f, "
+      "{\"kernel\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"cold\": %s, \"gflops\": %.2f, "
       "\"blas_core\": \"%s\"}\n",
-      kernel_name.c_str(), m, n, k, median(rates), minimt::blas_core_name().c_str());
+      kernel_name.c_str(), m, n, k, cold ? "true" : "false", median(rates),
+      minimt::blas_core_name().c_str());
   return 0;
 }
 
@@ -194,7 +210,8 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
     for (int i = 0; i < 11; ++i) sources[b].push_back(4 + (b + i) % (c.source_vocab_size - 4));
     sources[b].push_back(c.special.eos);
   }
-  std::vector<double> rates, cpu_rates, flops;
+  std::vector<double> rates, cpu_rates, flops, product_rates;
+  minimt::ops::time_linear(true);
   for (int repeat = 0; repeat < 5; ++repeat) {
     minimt::Encoder encoder(c, model->weights());
     minimt::Decoder decoder(c, model->weights());
@@ -204,6 +221,7 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
     for (auto& state : states) pointers.push_back(&state);
     std::vector<int> tokens(batch, c.decoder_start_token);
     uint64_t flops_before = minimt::ops::gemm_flops();
+    const uint64_t linear_before = minimt::ops::linear_nanoseconds();
     auto start = Clock::now();
     double cpu_start = thread_cpu_seconds();
     for (int step = 0; step < steps; ++step) {
@@ -216,15 +234,35 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
     rates.push_back(steps / elapsed);
     cpu_rates.push_back(steps / (thread_cpu_seconds() - cpu_start));
     flops.push_back(static_cast<double>(minimt::ops::gemm_flops() - flops_before) / steps);
+    product_rates.push_back(static_cast<double>(minimt::ops::gemm_flops() - flops_before) /
+                            static_cast<double>(minimt::ops::linear_nanoseconds() - linear_before));
   }
   double steps_per_second = median(rates);
+  // The products' own rate inside the step (the wall time of the linear() calls alone), and
+  // for int8 that and the rate over the whole step (thread CPU time) against the vpdpbusd peak,
+  // measured on the same core right after.
+  const double product_gops = median(product_rates);
+  char text[256];
+  std::snprintf(text, sizeof text, "\"products_gops\": %.1f, ", product_gops);
+  std::string share = text;
+  if (model->compute_type() == minimt::ComputeType::kInt8) {
+    const double peak = vnni_peak_gops();
+    if (peak > 0) {
+      const double gops = median(flops) * median(cpu_rates) / 1e9;
+      std::snprintf(text, sizeof text,
+                    "\"int8_gops\": %.1f, \"vnni_peak_gops\": %.1f, \"share_of_vnni_peak\": %.3f, "
+                    "\"products_share_of_vnni_peak\": %.3f, ",
+                    gops, peak, gops / peak, product_gops / peak);
+      share += text;
+    }
+  }
   std::printf(
       "{\"batch\": %d, \"steps\": %d, \"steps_per_second\": %.2f, \"ms_per_step\": %.3f, "
       "\"cpu_steps_per_second\": %.2f, "
-      "\"gemm_flops_per_step\": %.0f, \"weight_bytes_per_step\": %.0f, \"compute_type\": "
+      "\"gemm_flops_per_step\": %.0f, \"weight_bytes_per_step\": %.0f, %s\"compute_type\": "
       "\"%s\", \"blas_core\": \"%s\"}\n",
       batch, steps, steps_per_second, 1000.0 / steps_per_second, median(cpu_rates), median(flops),
-      decoder_step_weight_bytes(c, model->compute_type()), compute_type.c_str(),
+      decoder_step_weight_bytes(c, model->compute_type()), share.c_str(), compute_type.c_str(),
       minimt::blas_core_name().c_str());
   return 0;
 }
@@ -238,8 +276,9 @@ int main(int argc, char** argv) {
   try {
     if (command == "sgemm") return bench_sgemm(argc > 2 ? std::atoi(argv[2]) : 512);
     if (command == "bandwidth") return bench_bandwidth();
-    if (command == "linear" && argc == 6)
-      return bench_linear(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]));
+    if (command == "linear" && (argc == 6 || (argc == 7 && std::string(argv[6]) == "cold")))
+      return bench_linear(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
+                          argc == 7);
     if (command == "steps" && (argc == 5 || argc == 6))
       return bench_steps(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
                          argc == 6 ? argv[5] : "float32");
@@ -251,6 +290,6 @@ int main(int argc, char** argv) {
   std::fprintf(
       stderr,
       "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS [TYPE] | linear "
-      "KERNEL M N K | peak\n");
+      "KERNEL M N K [cold] | peak\n");
   return 2;
 }

@@ -20,17 +20,22 @@ double thread_seconds() {
 constexpr int kChains = 12;  // independent accumulators: more than latency x throughput
 constexpr long kIterations = 20'000'000;
 
-__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) double vnni_seconds() {
+__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) double vnni_seconds_for(
+    long iterations) {
   __m512i acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_epi32(c);
   const __m512i a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-2);
   const double start = thread_seconds();
-  for (long i = 0; i < kIterations; ++i)
+  for (long i = 0; i < iterations; ++i)
     for (int c = 0; c < kChains; ++c) acc[c] = _mm512_dpbusd_epi32(acc[c], a, b);
   const double elapsed = thread_seconds() - start;
   volatile int sink = 0;
   for (int c = 0; c < kChains; ++c) sink = sink + _mm512_reduce_add_epi32(acc[c]);
   return elapsed;
+}
+
+double vnni_seconds() {
+  return vnni_seconds_for(kIterations);
 }
 
 __attribute__((target("avx512f"), noinline)) double fma_seconds() {
@@ -46,11 +51,15 @@ __attribute__((target("avx512f"), noinline)) double fma_seconds() {
   return elapsed;
 }
 
-double median_of_5(double (*run)()) {
+double median_of(int runs, double (*run)()) {
   std::vector<double> times;
-  for (int i = 0; i < 5; ++i) times.push_back(run());
+  for (int i = 0; i < runs; ++i) times.push_back(run());
   std::sort(times.begin(), times.end());
-  return times[2];
+  return times[runs / 2];
+}
+
+double median_of_5(double (*run)()) {
+  return median_of(5, run);
 }
 
 }  // namespace
@@ -71,5 +80,17 @@ int bench_peak() {
               instructions * 128 / median_of_5(vnni_seconds) / 1e9,
               instructions * 32 / median_of_5(fma_seconds) / 1e9);
   return 0;
+#endif
+}
+
+double vnni_peak_gops() {
+#if !defined(__x86_64__)
+  return 0.0;
+#else
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512vnni") || !__builtin_cpu_supports("avx512bw")) return 0.0;
+  constexpr long kShort = kIterations / 4;
+  const double seconds = median_of(3, [] { return vnni_seconds_for(kShort); });
+  return static_cast<double>(kShort) * kChains * 128 / seconds / 1e9;
 #endif
 }

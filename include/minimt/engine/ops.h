@@ -17,6 +17,11 @@ void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float
 // Floating-point operations done by gemm() so far in this process (2*m*n*k per call).
 uint64_t gemm_flops();
 
+// Off by default. When on, linear() adds the thread CPU time of each product to a counter: the
+// products' own rate, for minimt_bench.
+void time_linear(bool on);
+uint64_t linear_nanoseconds();
+
 // y[rows, out] = x[rows, in] W^T + b.
 void linear(const Linear& layer, const float* x, int rows, float* y);
 

@@ -21,6 +21,15 @@ struct AttentionKernels {
                  float* out);
   void (*context)(const float* weights, const float* values, int stride, int count, int dim,
                   float* out);
+  // Optional (null where the set has none): every head of one query at once, key row by key
+  // row, the same bits as `scores` and `context` head by head. Head r's q, keys and values are
+  // columns r*dim .. (r+1)*dim-1; its scores go to out + r*out_stride, its weights are read from
+  // weights + r*weight_stride, and out holds heads*dim context columns. `values`, if not null,
+  // are the rows context_heads reads next: scores_heads prefetches them.
+  void (*scores_heads)(const float* q, const float* keys, const float* values, int stride,
+                       int count, int heads, int dim, float scale, float* out, int out_stride);
+  void (*context_heads)(const float* weights, int weight_stride, const float* values, int stride,
+                        int count, int heads, int dim, float* out);
 };
 
 void attention_scores_generic(const float* q, const float* keys, int stride, int count, int dim,
@@ -36,6 +45,11 @@ void attention_scores_avx512(const float* q, const float* keys, int stride, int 
                              float scale, float* out);
 void attention_context_avx512(const float* weights, const float* values, int stride, int count,
                               int dim, float* out);
+void attention_scores_heads_avx512(const float* q, const float* keys, const float* values,
+                                   int stride, int count, int heads, int dim, float scale,
+                                   float* out, int out_stride);
+void attention_context_heads_avx512(const float* weights, int weight_stride, const float* values,
+                                    int stride, int count, int heads, int dim, float* out);
 #endif
 
 }  // namespace minimt::kernels

@@ -86,14 +86,20 @@ MINIMT_VNNI void one_row(const int8_t* panel, int groups, const uint8_t* x, cons
 }
 
 // ROWS rows against one panel: 2*ROWS accumulators, the two weight vectors loaded once per group.
+// `ahead`, when not null, is where this call prefetches into L2, `lines` 64-byte lines a group:
+// the next panel, which memory then delivers while this one is multiplied.
 template <int ROWS>
 MINIMT_VNNI void rows_kernel(const int8_t* panel, int groups, const uint8_t* x, int stride,
-                             const Dequantize& d, int r0, float* y, int ldy) {
+                             const Dequantize& d, int r0, float* y, int ldy, const int8_t* ahead,
+                             int lines) {
   __m512i acc[ROWS][2];
 #pragma GCC unroll 12
   for (int r = 0; r < ROWS; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
   for (int g = 0; g < groups; ++g) {
     const int8_t* w = panel + static_cast<size_t>(g) * 128;
+    if (ahead)
+      for (int line = 0; line < lines; ++line)
+        _mm_prefetch(ahead + (static_cast<size_t>(g) * lines + line) * 64, _MM_HINT_T1);
     if (ROWS <= 4)
       for (int line = 0; line < 2; ++line) _mm_prefetch(w + 1024 + 64 * line, _MM_HINT_T0);
     const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
@@ -112,7 +118,7 @@ MINIMT_VNNI void rows_kernel(const int8_t* panel, int groups, const uint8_t* x, 
 }
 
 using RowsKernel = void (*)(const int8_t*, int, const uint8_t*, int, const Dequantize&, int, float*,
-                            int);
+                            int, const int8_t*, int);
 constexpr int kRowBlock = 12;  // 24 accumulators + 2 weights + a broadcast fit 32 registers
 constexpr RowsKernel kKernels[kRowBlock + 1] = {
     nullptr,         rows_kernel<1>,  rows_kernel<2>, rows_kernel<3>, rows_kernel<4>,
@@ -131,10 +137,17 @@ MINIMT_VNNI void int8_linear_vnni(const Int8Matrix& weight, const float* bias,
       one_row(weight.panel(p), groups, x.data, d, 0, y + column);
       continue;
     }
-    for (int r = 0; r < x.m; r += kRowBlock) {
+    // The next panel (groups * 128 bytes) is prefetched by the first row block, two lines a
+    // group, or by the first two, a line a group each.
+    const int8_t* next = p + 1 < weight.panels() ? weight.panel(p + 1) : nullptr;
+    const int blocks = (x.m + kRowBlock - 1) / kRowBlock;
+    for (int r = 0, block = 0; r < x.m; r += kRowBlock, ++block) {
       const int rows = std::min(kRowBlock, x.m - r);
+      const int lines = blocks == 1 ? 2 : 1;
+      const int8_t* ahead =
+          next && block < 2 / lines ? next + static_cast<size_t>(block) * groups * 64 : nullptr;
       kKernels[rows](weight.panel(p), groups, x.data + static_cast<size_t>(r) * x.stride, x.stride,
-                     d, r, y + static_cast<size_t>(r) * n + column, n);
+                     d, r, y + static_cast<size_t>(r) * n + column, n, ahead, lines);
     }
   }
 }

@@ -88,10 +88,10 @@ void add_show_options(CLI::App& command, ShowArgs& args) {
       .add_option("--values", args.values,
                   "weights: the attention weights; scores: what softmax read (a dump with "
                   "--dump-scores); norms: weight x norm (--dump-norms); lens: each decoder "
-                  "layer's most likely next piece (--logit-lens); of two dumps, B - A of it; "
-                  "saliency, input_x_gradient, integrated_gradients or occlusion: that "
-                  "attribution method's map (--attribute METHOD) of one dump, to the source "
-                  "(--type cross) or the decoder input (--type decoder)")
+                  "layer's most likely next piece (--logit-lens); saliency, input_x_gradient, "
+                  "integrated_gradients or occlusion: that attribution method's map "
+                  "(--attribute METHOD), to the source (--type cross) or the decoder input "
+                  "(--type decoder); of two dumps, B - A of it")
       ->type_name("WHAT")
       ->check(CLI::IsMember({"weights", "scores", "norms", "lens", "saliency", "input_x_gradient",
                              "integrated_gradients", "occlusion"}))

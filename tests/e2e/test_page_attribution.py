@@ -31,6 +31,7 @@ import math
 import os
 import re
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import support  # noqa: E402
@@ -294,6 +295,27 @@ def check_pages(minimt, browser, scratch):
             "--dump-attention", at("random.json"), *SENTENCES], "translate the random model")
     run_ok([minimt, "view", at("random.json"), "-o", at("random.html")], "view the random model")
     check_page(browser, at("random.html"), load(at("random.json")), ["saliency", "occlusion"], RANDOM)
+
+    # A blank line among them: its empty translation is not attributed; its sections say so, the
+    # other sentences draw their maps, and a pin on a map goes when the menu goes back to weights.
+    run_ok([minimt, "translate", "-m", support.SHIPPED, "--attribute", "saliency", "--view",
+            at("blank.html"), SENTENCES[0], "", SENTENCES[1]], "translate with a blank line")
+    with browser.page("file://" + at("blank.html") + "#sentence=2&values=saliency",
+                      until="#minimt-status[data-state=ok]") as p:
+        notes = p.evaluate("Array.prototype.map.call(document.querySelectorAll("
+                           "'section.sentence:not([hidden]) .attribution-missing:not([hidden])'), "
+                           "function (e) { return e.textContent; })")
+        check(notes == ["Sentence 2 is a blank line: its empty translation is not attributed."] * 2,
+              "a blank line: each map's section says it is not attributed, %r" % notes)
+        p.evaluate("location.hash = '#sentence=3&values=saliency&pin=cross.attribution.0.1.2'")
+        time.sleep(0.5)  # the hashchange event
+        pinned = p.evaluate("!!document.getElementById('minimt-pinned-weight') &&"
+                            " location.hash.indexOf('pin=cross.attribution') >= 0")
+        p.evaluate("(function () { var v = document.getElementById('pick-values'); v.value = 'weights';"
+                   " v.dispatchEvent(new Event('change')); }())")
+        address = p.evaluate("location.hash")
+    check(pinned and "pin=" not in address,
+          "a pinned saliency cell, then weights: the pin goes (address %r)" % address)
 
     # No attributions: no values menu at all.
     run_ok([minimt, "translate", "-m", support.SHIPPED, "--view", at("plain.html"), SENTENCES[0]], "translate")

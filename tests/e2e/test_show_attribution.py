@@ -263,6 +263,28 @@ def check_difference(minimt, paths, sentences, method, kind, mode):
     return cells
 
 
+def check_blank_line(minimt, scratch):
+    """translate with a blank line among the sentences: its empty translation is not attributed
+    (docs/model-format.md), so its map is a note, alone and against another run, and the other
+    sentences are drawn."""
+    model = os.path.join(support.ROOT, "models", "en-fr")
+    paths = [os.path.join(scratch, name) for name in ("blank-a.json", "blank-b.json")]
+    for path, extra in zip(paths, ([], ["--mask-heads", "cross:0:0"])):
+        status, _, err = run(minimt, ["translate", "-m", model, "--attribute", "saliency", *extra,
+                                      "--dump-attention", path, SOURCE, "", "I am a student."])
+        check(status == 0, "translate with a blank line, --attribute saliency", err)
+    note = "sentence 2 is a blank line: its empty translation is not attributed"
+    for shown in ([paths[0]], paths):
+        status, out, err = run(minimt, ["show", *shown, "--values", "saliency", "--color", "never",
+                                        "--width", "300"])
+        pictures = out.split("\n\n")
+        check(status == 0 and len(pictures) == 4 and pictures[2] == note and
+              pictures[1].startswith("Attribution \u00b7 saliency") and
+              pictures[3].startswith("Attribution \u00b7 saliency"),
+              "show %s --values saliency with a blank line: a note for it, a map for the others"
+              % " ".join(os.path.basename(p) for p in shown), err + out[:400])
+
+
 def check_sentences(minimt, dump, scratch):
     """Two sentences, the second without occlusion: the error names sentence 2; --sentences 1
     draws; every sentence is drawn, a blank line between two."""
@@ -326,6 +348,7 @@ def main():
         print("%d cells of differences checked" % total)
     check_errors(minimt, dump, plain, saliency_only)
     check_sentences(minimt, dump, scratch)
+    check_blank_line(minimt, scratch)
     shutil.rmtree(scratch)
     return tally.finish()
 

@@ -38,7 +38,8 @@ std::string header_text(const AttentionDump& dump, const ShowOptions& options) {
       dump.attribution_compute_type != dump.compute_type)
     out += "note: attributions computed in " +
            view::terminal_escape(dump.attribution_compute_type) + " on the " +
-           view::terminal_escape(dump.compute_type) + " weights, dequantized\n";
+           view::terminal_escape(dump.compute_type) + " weights, " +
+           (dump.compute_type == "int8" ? "dequantized" : "widened to float32") + "\n";
   return out;
 }
 
@@ -87,7 +88,8 @@ std::string missing_attribution(const NamedDump& d, const ShowOptions& options) 
   if (!problem.empty()) return problem;
   const std::string method = enum_name(kHeatmapValueNames, choice.values);
   for (const DumpSentence* s : shown(d.dump, options.sentences))
-    if (without_attention(*s).empty() && !view::find_attribution(*s, method))
+    if (without_attention(*s).empty() && !view::blank_line(*s) &&
+        !view::find_attribution(*s, method))
       return "cannot draw --values " + method + " of " + d.name + ": sentence " +
              std::to_string(s->number) + " has no " + method +
              " attributions (a dump holds them when written with --attribute " + method + ")";
@@ -130,6 +132,7 @@ std::string missing_values(const NamedDump& a, const NamedDump& b, const ShowOpt
   for (const DumpSentence* sb : shown(b.dump, options.sentences)) {
     const DumpSentence& sa = a.dump.sentences.at(sb->number - 1);
     if (!without_attention(sa).empty() || !without_attention(*sb).empty()) continue;
+    if (view::blank_line(sa) && view::blank_line(*sb)) continue;  // drawn as a note
     const bool in_a = holds(sa), in_b = holds(*sb);
     if (in_a && in_b) continue;
     const std::string lacking =

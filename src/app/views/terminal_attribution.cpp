@@ -7,6 +7,7 @@
 #include "app/views/terminal_cells.h"
 #include "app/views/terminal_grid.h"
 #include "minimt/base/error.h"
+#include "minimt/base/text_input.h"
 
 namespace minimt::view {
 
@@ -18,6 +19,15 @@ std::string integration_text(const DumpAttribution& a) {
   std::snprintf(number, sizeof number, "%.4g", gap);
   return std::to_string(a.steps) + " steps, " + a.rule + " rule, largest |completeness gap| " +
          number;
+}
+
+bool blank_line(const DumpSentence& s) {
+  return s.error.empty() && s.attributions.empty() && is_blank_input(s.source);
+}
+
+std::string blank_line_note(const DumpSentence& s) {
+  return "sentence " + std::to_string(s.number) +
+         " is a blank line: its empty translation is not attributed\n";
 }
 
 const DumpAttribution* find_attribution(const DumpSentence& s, const std::string& method) {
@@ -53,6 +63,7 @@ AttributionMap attribution_map(const DumpSentence& s, const HeatmapChoice& choic
 std::string draw_attribution(const DumpSentence& s, const HeatmapChoice& choice,
                              const TerminalStyle& style) {
   const std::string method = enum_name(kHeatmapValueNames, choice.values);
+  if (blank_line(s)) return blank_line_note(s);
   const AttributionMap map = attribution_map(s, choice);
   const std::vector<float>& values = *map.values;
   const int cols = map.cols;

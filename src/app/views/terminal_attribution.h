@@ -11,6 +11,12 @@
 
 namespace minimt::view {
 
+// Whether s is a blank line's translation, which holds the eos's matrices but is not attributed
+// (docs/model-format.md, "Attributions"): drawn as a note, not refused.
+bool blank_line(const DumpSentence& s);
+// The line that stands for such a sentence's map.
+std::string blank_line_note(const DumpSentence& s);
+
 // The sentence's attributions of `method`; nullptr when the dump has none.
 const DumpAttribution* find_attribution(const DumpSentence& s, const std::string& method);
 

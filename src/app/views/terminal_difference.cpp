@@ -103,6 +103,7 @@ std::string draw_attribution_difference(const DumpSentence& a, const DumpSentenc
                                         const HeatmapChoice& choice, const TerminalStyle& style,
                                         const std::string& a_name, const std::string& b_name) {
   const std::string method = enum_name(kHeatmapValueNames, choice.values);
+  if (view::blank_line(a) && view::blank_line(b)) return view::blank_line_note(b);
   const view::AttributionMap ma = in_run(a_name, [&] { return view::attribution_map(a, choice); });
   const view::AttributionMap mb = in_run(b_name, [&] { return view::attribution_map(b, choice); });
   if (ma.values->size() != mb.values->size())

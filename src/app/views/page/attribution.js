@@ -75,6 +75,11 @@ page.attribution = (function () {
     note.hidden = !method;
   }
 
+  // A blank line's translation holds the eos's matrices but no attributions (model-format.md).
+  function blank(s) {
+    return !s.attributions && String(s.source).trim() === '';
+  }
+
   // Draws the map of `method` in the section `part` of sentence `s` (or says why there is none);
   // returns the number of maps drawn. With `method` null, the section shows its heads again.
   function draw(s, part, method) {
@@ -83,8 +88,11 @@ page.attribution = (function () {
     var type = part.getAttribute('data-type'), figure = part.querySelector('figure.attribution');
     if (!figure) return 0;
     var m = page.data.attribution(s, method, type), missing = part.querySelector('.attribution-missing');
-    missing.textContent = m ? '' : 'Sentence ' + s.number + ' has no ' + method + ' attributions' +
-        (page.difference.active ? ' in both runs.' : ' (written with --attribute ' + method + ').');
+    missing.textContent = m ? '' : blank(s) ?
+        'Sentence ' + s.number + ' is a blank line: its empty translation is not attributed.' :
+        'Sentence ' + s.number + ' has no ' + method + ' attributions' +
+        (page.difference.active ? ' in one of the runs (a two-run map needs both).' :
+                                  ' (written with --attribute ' + method + ').');
     missing.hidden = !!m;
     figure.hidden = !m;
     var line = part.querySelector('.attribution-about');

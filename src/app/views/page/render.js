@@ -86,6 +86,12 @@ page.render = (function () {
   function finish() {
     var values = page.controls.state.values;
     page.attribution.controls(page.values.isAttribution(values) ? values : null);
+    // A pin on a figure the values menu hid (weights <-> an attribution map) points at nothing.
+    var pinned = page.reading.pinned();
+    if (pinned && pinned.figure.offsetParent === null) {
+      page.reading.unpin();
+      page.panel.hide();
+    }
     page.legend.draw(page.controls.state.scale);
     page.address.save();
     status.textContent = 'ok: ' + drawn + ' heatmap' + (drawn === 1 ? '' : 's');

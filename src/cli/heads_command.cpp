@@ -67,6 +67,11 @@ int run_heads(HeadsArgs& args) {
   if (enum_value(kAttributionMethodNames, args.attribution, method))
     args.request.attribution = method;
   const RecordSettings& integration = args.integration.record;
+  const RecordSettings defaults = Request().record;
+  if (!args.attribution.empty() && method != AttributionMethod::kIntegratedGradients &&
+      (integration.ig_steps != defaults.ig_steps || integration.ig_rule != defaults.ig_rule))
+    throw UsageError("--ig-steps and --ig-rule are integrated gradients' (--attribution " +
+                     args.attribution + " has no steps)");
   args.request.ig_steps = integration.ig_steps;
   if (!integration.ig_rule.empty())  // --ig-rule checked the name
     enum_value(kIgRuleNames, integration.ig_rule, args.request.ig_rule);

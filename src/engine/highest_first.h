@@ -14,7 +14,8 @@ inline bool ranks_before(const float* values, int a, int b) {
 
 // Fills `order` with the indices of the k highest of values[0, count), highest first (ties:
 // lower index first); k = 0 fills it with every index, in order. `order` is the caller's,
-// reused from row to row.
+// reused from row to row. The values must not be NaN (logits and log-probabilities of a model
+// that loaded are not): NaN has no rank, and either path may place it anywhere.
 inline void order_highest_first(const float* values, int count, int k, std::vector<int>& order) {
   k = std::min(k, count);
   if (k <= 0 || k * 16 > count) {  // every index, or too many kept for the scan to pay

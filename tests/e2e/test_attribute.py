@@ -323,6 +323,8 @@ def heads(r):
                                              *integration)]
     bad = [x for x in table if x.get("type") == "cross" and not close(
         x["attribution_agreement"], few_head[(x["layer"], x["head"])])]
+    check(few_head != per_head, "4 Riemann steps agree otherwise than 32 Gauss-Legendre ones here: "
+          "the comparison can tell whether the flags reach the engine")
     means = [x for x in table if x.get("average") == "cross"]
     check(not bad and len(means) == len(few_layer) + 1 and
           all(close(x["attribution_agreement"], few_layer[x["layer"]] if "layer" in x else
@@ -337,6 +339,9 @@ def heads(r):
     status, _, err = r.run("heads", "-i", pairs_file, "--ig-steps", "4")
     check(status == 2 and "--ig-steps requires --attribution" in err.decode(),
           "heads --ig-steps without --attribution: refused", err.decode()[-300:])
+    status, _, err = r.run("heads", "-i", pairs_file, "--attribution", "saliency", "--ig-steps", "4")
+    check(status == 2 and "--ig-steps and --ig-rule are integrated gradients'" in err.decode(),
+          "heads --attribution saliency --ig-steps 4: refused", err.decode()[-300:])
     status, _, err = r.run("heads", "-i", pairs_file, "--attribution", "integrated_gradients",
                            "--ig-rule", "simpson")
     check(status == 2 and "simpson" in err.decode(), "heads --ig-rule simpson: refused",

@@ -91,7 +91,9 @@ def main():
                 "computed in float32)" in done.err, "refused: an attribution compute type of int8",
                 done.err.strip())
         broken("a string for a number", lambda a: a["input_x_gradient"]["source"][0].__setitem__(0, "1"),
-               "attributions.input_x_gradient.source[0][0] is not a finite number")
+               "attributions.input_x_gradient.source[0][0] is not a finite float32 number")
+        broken("a number past float32", lambda a: a["integrated_gradients"]["source"][0].__setitem__(1, 1e39),
+               "attributions.integrated_gradients.source[0][1] is not a finite float32 number")
 
     sys.path.insert(0, os.path.join(os.path.dirname(minimt), "python"))
     try:

@@ -29,8 +29,9 @@ void read_row(const json& row, size_t count, Hidden hidden, const std::string& a
       values.push_back(std::numeric_limits<float>::quiet_NaN());
       continue;
     }
-    if (!x.is_number() || !std::isfinite(x.get<double>()))
-      throw Error(cell + " is not a finite number");
+    // Finite as a float too: 1e39 is a double but no float32 (the attributions are float32).
+    if (!x.is_number() || !std::isfinite(static_cast<float>(x.get<double>())))
+      throw Error(cell + " is not a finite float32 number");
     values.push_back(static_cast<float>(x.get<double>()));
   }
 }

@@ -47,8 +47,8 @@ std::string attribution_summary(const HeadAnalysis& a) {
   std::string out = std::string("\nattr_agree of the mean of the cross heads, with ") +
                     enum_name(kAttributionMethodNames, *a.attribution);
   if (a.ig_steps > 0)
-    out += " (" + std::to_string(a.ig_steps) + " steps, " + enum_name(kIgRuleNames, a.ig_rule) +
-           " rule)";
+    out += " (" + std::to_string(a.ig_steps) + (a.ig_steps == 1 ? " step, " : " steps, ") +
+           enum_name(kIgRuleNames, a.ig_rule) + " rule)";
   out += ":";
   const std::vector<double>& layers = a.layer_attribution_agreement;
   if (layers.empty()) return out + " - (no row has two source tokens or more)\n";

@@ -17,7 +17,7 @@ std::string integration_text(const DumpAttribution& a) {
     if (std::fabs(g) > gap) gap = std::fabs(g);
   char number[32];
   std::snprintf(number, sizeof number, "%.4g", gap);
-  return std::to_string(a.steps) + " steps, " + a.rule + " rule, largest |completeness gap| " +
+  return std::to_string(a.steps) + (a.steps == 1 ? " step, " : " steps, ") + a.rule + " rule, largest |completeness gap| " +
          number;
 }
 

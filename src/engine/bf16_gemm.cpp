@@ -39,10 +39,21 @@ Bf16Matrix::Bf16Matrix(const std::function<void(int, float*)>& rows, int n, int 
 
 void bf16_linear(const Bf16Matrix& weight, const float* bias, const float* x, int m, int ldx,
                  float* y) {
+  const Bf16Matrix* weights[] = {&weight};
+  const float* biases[] = {bias};
+  float* ys[] = {y};
+  bf16_linear_many(weights, biases, 1, x, m, ldx, ys);
+}
+
+void bf16_linear_many(const Bf16Matrix* const* weights, const float* const* biases, int count,
+                      const float* x, int m, int ldx, float* const* ys) {
+  for (int j = 1; j < count; ++j)
+    if (weights[j]->cols() != weights[0]->cols())
+      throw Error("bf16 products of one input need the same inputs");
 #if defined(__x86_64__)
-  kernels::bf16_linear_avx512(weight, bias, x, m, ldx, y);
+  kernels::bf16_linear_avx512(weights, biases, count, x, m, ldx, ys);
 #else
-  (void)weight, (void)bias, (void)x, (void)m, (void)ldx, (void)y;
+  (void)weights, (void)biases, (void)count, (void)x, (void)m, (void)ldx, (void)ys;
   throw Error(compute_type_unsupported_reason(ComputeType::kBf16));
 #endif
 }

@@ -71,8 +71,10 @@ std::vector<DecoderState> Decoder::start(const EncodedBatch& encoded,
   std::vector<float> k(static_cast<size_t>(rows) * width), v(k.size());  // [N, H*dk]
   for (int l = 0; l < c.decoder_layers; ++l) {
     const AttentionWeights& cross = weights_.decoder_layers[l].cross_attn;
-    ops::linear(cross.k, encoded.states.data(), rows, k.data());
-    ops::linear(cross.v, encoded.states.data(), rows, v.data());
+    // k and v of the encoder output: one call, the states quantized (or rounded) once.
+    const Linear* projections[] = {&cross.k, &cross.v};
+    float* projected[] = {k.data(), v.data()};
+    ops::linear_many(projections, 2, encoded.states.data(), rows, projected);
     ++cross_projections_;
     for (int b = 0; b < encoded.sentences(); ++b) {
       auto first = static_cast<size_t>(encoded.offsets[b]) * width;
@@ -97,9 +99,10 @@ void Decoder::self_attention(const DecoderLayerWeights& layer, int l, const floa
   float* k = reserve(z.k, static_cast<size_t>(total) * width);
   float* v = reserve(z.v, static_cast<size_t>(total) * width);
   float* context = reserve(z.context, static_cast<size_t>(total) * width);
-  ops::linear(layer.self_attn.q, in, total, q);
-  ops::linear(layer.self_attn.k, in, total, k);
-  ops::linear(layer.self_attn.v, in, total, v);
+  // q, k and v of the same input: one call, the input quantized (or rounded) once.
+  const Linear* projections[] = {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v};
+  float* projected[] = {q, k, v};
+  ops::linear_many(projections, 3, in, total, projected);
   size_t at = 0;  // first row of sentence b
   for (size_t b = 0; b < states.size(); ++b) {
     DecoderState& state = *states[b];

@@ -53,9 +53,10 @@ EncodedBatch Encoder::forward(const std::vector<std::vector<int>>& sources,
       float* k = reserve(z.k, projected);
       float* v = reserve(z.v, projected);
       float* context = reserve(z.context, projected);
-      ops::linear(layer.self_attn.q, in, rows, q);
-      ops::linear(layer.self_attn.k, in, rows, k);
-      ops::linear(layer.self_attn.v, in, rows, v);
+      // q, k and v of the same input: one call, the input quantized (or rounded) once.
+      const Linear* projections[] = {&layer.self_attn.q, &layer.self_attn.k, &layer.self_attn.v};
+      float* projected_rows[] = {q, k, v};
+      ops::linear_many(projections, 3, in, rows, projected_rows);
       for (int b = 0; b < batch.sentences(); ++b) {
         const int s = batch.length(b);
         const size_t at = static_cast<size_t>(batch.offsets[b]) * width;

@@ -134,4 +134,19 @@ void int8_linear(const Int8Matrix& weight, const float* bias, const float* x, in
   kernels::int8_linear_function(weight.kernel())(weight, bias, rows, y);
 }
 
+void int8_linear_many(const Int8Matrix* const* weights, const float* const* biases, int count,
+                      const float* x, int m, int ldx, float* const* ys) {
+  if (count == 0) return;
+  const Int8Matrix& first = *weights[0];
+  for (int j = 1; j < count; ++j)
+    if (weights[j]->cols() != first.cols() || weights[j]->kernel() != first.kernel())
+      throw Error("int8 products of one input need the same inputs and kernel");
+  const int stride = first.groups() * Int8Matrix::kGroup;
+  // The same quantized rows for every weight: each column's sum is still its own exact integer.
+  const kernels::QuantizedRows rows =
+      quantize_rows(x, m, first.cols(), ldx, stride, first.kernel());
+  const kernels::Int8Linear product = kernels::int8_linear_function(first.kernel());
+  for (int j = 0; j < count; ++j) product(*weights[j], biases[j], rows, ys[j]);
+}
+
 }  // namespace minimt

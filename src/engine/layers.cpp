@@ -37,13 +37,18 @@ void feed_forward(const Architecture& config, const Linear& fc1, const Linear& f
                   const Linear& fc2, const float* x, int rows, LayerScratch& scratch, float* out) {
   const int64_t count = static_cast<int64_t>(rows) * fc1.out;
   float* inner = reserve(scratch.hidden, static_cast<size_t>(count));  // [rows, d_ff]
-  ops::linear(fc1, x, rows, inner);
-  ops::activate(config.activation, inner, count);
   if (config.feed_forward == FeedForwardKind::kGated) {
-    // T5 v1.1's gated feed-forward: act(fc1 x) * fc1_linear x, element by element.
+    // T5 v1.1's gated feed-forward: act(fc1 x) * fc1_linear x, element by element; the two
+    // products of x in one call (x quantized or rounded once).
     float* linear = reserve(scratch.gate, static_cast<size_t>(count));  // [rows, d_ff]
-    ops::linear(fc1_linear, x, rows, linear);
+    const Linear* layers[] = {&fc1, &fc1_linear};
+    float* products[] = {inner, linear};
+    ops::linear_many(layers, 2, x, rows, products);
+    ops::activate(config.activation, inner, count);
     ops::multiply_in_place(inner, linear, count);
+  } else {
+    ops::linear(fc1, x, rows, inner);
+    ops::activate(config.activation, inner, count);
   }
   ops::linear(fc2, inner, rows, out);  // [rows, d_model]
 }

@@ -20,6 +20,22 @@ std::atomic<bool> timing{false};
 std::atomic<uint64_t> linear_time{0};
 
 void linear_untimed(const Linear& layer, const float* x, int rows, float* y);
+void linear_many_untimed(const Linear* const* layers, int count, const float* x, int rows,
+                         float* const* ys);
+
+// Adds the thread CPU time of product() to the counter when timing is on.
+template <typename Product>
+void timed(Product&& product) {
+  if (!timing.load(std::memory_order_relaxed)) return product();
+  // The thread's CPU time: on a busy machine the wall clock counts other processes' turns.
+  timespec start{}, end{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  product();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
+  linear_time.fetch_add(static_cast<uint64_t>((end.tv_sec - start.tv_sec) * 1000000000LL +
+                                              (end.tv_nsec - start.tv_nsec)),
+                        std::memory_order_relaxed);
+}
 }  // namespace
 
 void time_linear(bool on) {
@@ -31,15 +47,12 @@ uint64_t linear_nanoseconds() {
 }
 
 void linear(const Linear& layer, const float* x, int rows, float* y) {
-  if (!timing.load(std::memory_order_relaxed)) return linear_untimed(layer, x, rows, y);
-  // The thread's CPU time: on a busy machine the wall clock counts other processes' turns.
-  timespec start{}, end{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-  linear_untimed(layer, x, rows, y);
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
-  linear_time.fetch_add(static_cast<uint64_t>((end.tv_sec - start.tv_sec) * 1000000000LL +
-                                              (end.tv_nsec - start.tv_nsec)),
-                        std::memory_order_relaxed);
+  timed([&] { linear_untimed(layer, x, rows, y); });
+}
+
+void linear_many(const Linear* const* layers, int count, const float* x, int rows,
+                 float* const* ys) {
+  timed([&] { linear_many_untimed(layers, count, x, rows, ys); });
 }
 
 void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
@@ -90,6 +103,37 @@ void linear_untimed(const Linear& layer, const float* x, int rows, float* y) {
   }
   gemm(rows, layer.out, layer.in, 1.0f, x, layer.in, layer.weight, layer.in, true, 1.0f, y,
        layer.out);
+}
+
+void linear_many_untimed(const Linear* const* layers, int count, const float* x, int rows,
+                         float* const* ys) {
+  constexpr int kMost = 4;
+  bool int8 = count <= kMost, bf16 = count <= kMost;
+  for (int j = 0; j < count; ++j) {
+    const Linear& layer = *layers[j];
+    int8 = int8 && layer.int8 && layer.in == layers[0]->in &&
+           layer.int8->kernel() == layers[0]->int8->kernel();
+    bf16 = bf16 && layer.bf16 && layer.in == layers[0]->in;
+  }
+  if (count > 0 && (int8 || bf16)) {
+    const Int8Matrix* int8_weights[kMost];
+    const Bf16Matrix* bf16_weights[kMost];
+    const float* biases[kMost];
+    for (int j = 0; j < count; ++j) {
+      const Linear& layer = *layers[j];
+      flop_counter.fetch_add(2ull * rows * layer.out * layer.in, std::memory_order_relaxed);
+      int8_weights[j] = layer.int8;
+      bf16_weights[j] = layer.bf16;
+      biases[j] = layer.bias;
+    }
+    if (int8)
+      int8_linear_many(int8_weights, biases, count, x, rows, layers[0]->in, ys);
+    else
+      bf16_linear_many(bf16_weights, biases, count, x, rows, layers[0]->in, ys);
+    return;
+  }
+  // float32 has nothing to share: each product reads x as it is.
+  for (int j = 0; j < count; ++j) linear_untimed(*layers[j], x, rows, ys[j]);
 }
 
 }  // namespace

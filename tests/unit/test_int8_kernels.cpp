@@ -2,18 +2,23 @@
 // float values, within the error the quantization implies; the int8 results against the formula
 // of int8_gemm.h computed here from a quantizer written independently of minimt's; and the
 // promises: every int8 kernel gives the same bits, and a row's result does not depend on the
-// rows beside it.
+// rows beside it; several products of one input in one call give each one's bits.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "minimt/engine/bf16_gemm.h"
 #include "minimt/engine/int8_gemm.h"
+#include "minimt/engine/ops.h"
 #include "minimt/engine/packed_gemm.h"
 #include "minimt/engine/quantize.h"
 #include "test_support.h"
 
+using minimt::ComputeType;
 using minimt::Int8Kernel;
 using minimt::Int8Matrix;
 using minimt::test::ExactOutput;
@@ -220,5 +225,57 @@ TEST_CASE("bf16: the kernel against double precision, or a refusal", "[bf16]") {
           }
         }
       CHECK(failures == 0);
+    }
+}
+
+TEST_CASE("int8 and bf16: products of one input in one call, the bits of each alone",
+          "[int8][bf16]") {
+  // q, k and v of an attention: the same x, three weights of their own widths, with and
+  // without a bias; linear_many quantizes (or rounds) x once.
+  const int m = 13, k = 70;
+  const Product a = random_product(m, 64, k, 21), b = random_product(m, 37, k, 22),
+                c = random_product(m, 96, k, 23);
+  const Product* products[] = {&a, &b, &c};
+  std::vector<ComputeType> types{ComputeType::kInt8};
+  if (minimt::compute_type_unsupported_reason(ComputeType::kBf16).empty())
+    types.push_back(ComputeType::kBf16);
+  for (ComputeType type : types)
+    for (Int8Kernel kernel : int8_kernels_here()) {
+      if (type == ComputeType::kBf16 && kernel != int8_kernels_here().front()) continue;
+      INFO(minimt::to_string(type) << " " << minimt::to_string(kernel));
+      std::vector<std::unique_ptr<minimt::PackedArena>> arenas;
+      std::deque<Int8Matrix> int8;
+      std::deque<minimt::Bf16Matrix> bf16;
+      minimt::Linear layers[3];
+      std::vector<float> alone[3], together[3];
+      for (int j = 0; j < 3; ++j) {
+        const Product& p = *products[j];
+        arenas.push_back(std::make_unique<minimt::PackedArena>(
+            std::max(Int8Matrix::bytes_needed(p.n, k), minimt::Bf16Matrix::bytes_needed(p.n, k)) /
+                sizeof(float) +
+            1));
+        auto* storage = reinterpret_cast<uint8_t*>(arenas.back()->data());
+        layers[j].out = p.n;
+        layers[j].in = k;
+        layers[j].bias = j == 1 ? nullptr : p.bias.data();
+        if (type == ComputeType::kInt8) {
+          int8.push_back(Int8Matrix::from_float(p.w.data(), p.n, k, storage, kernel));
+          layers[j].int8 = &int8.back();
+        } else {
+          bf16.emplace_back(p.w.data(), p.n, k, storage);
+          layers[j].bf16 = &bf16.back();
+        }
+        alone[j].assign(static_cast<size_t>(m) * p.n, -7.0f);
+        together[j].assign(alone[j].size(), -9.0f);
+        minimt::ops::linear(layers[j], a.x.data(), m, alone[j].data());
+      }
+      const minimt::Linear* pointers[] = {&layers[0], &layers[1], &layers[2]};
+      float* ys[] = {together[0].data(), together[1].data(), together[2].data()};
+      minimt::ops::linear_many(pointers, 3, a.x.data(), m, ys);
+      for (int j = 0; j < 3; ++j) {
+        INFO("weight " << j);
+        CHECK(std::memcmp(alone[j].data(), together[j].data(), alone[j].size() * sizeof(float)) ==
+              0);
+      }
     }
 }

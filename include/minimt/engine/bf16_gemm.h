@@ -41,4 +41,10 @@ class Bf16Matrix {
 void bf16_linear(const Bf16Matrix& weight, const float* bias, const float* x, int m, int ldx,
                  float* y);
 
+// ys[j][m, n_j] = x[m, k] W_j^T + biases[j] for j < count: several products of the same x (q, k
+// and v of one input), which is rounded to bf16 once for all of them. Every weight has the same
+// k; each ys[j] gets the bits bf16_linear would give it.
+void bf16_linear_many(const Bf16Matrix* const* weights, const float* const* biases, int count,
+                      const float* x, int m, int ldx, float* const* ys);
+
 }  // namespace minimt

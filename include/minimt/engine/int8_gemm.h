@@ -62,4 +62,10 @@ class Int8Matrix {
 void int8_linear(const Int8Matrix& weight, const float* bias, const float* x, int m, int ldx,
                  float* y);
 
+// ys[j][m, n_j] = x[m, k] W_j^T + biases[j] for j < count: several products of the same x (q, k
+// and v of one input), which is quantized once for all of them. Every weight has the same k and
+// kernel; each ys[j] gets the bits int8_linear would give it.
+void int8_linear_many(const Int8Matrix* const* weights, const float* const* biases, int count,
+                      const float* x, int m, int ldx, float* const* ys);
+
 }  // namespace minimt

@@ -25,6 +25,12 @@ uint64_t linear_nanoseconds();
 // y[rows, out] = x[rows, in] W^T + b.
 void linear(const Linear& layer, const float* x, int rows, float* y);
 
+// ys[j][rows, layers[j]->out] = x[rows, in] W_j^T + b_j for j < count: several layers over the
+// same input (q, k and v of one attention). In int8 the input is quantized once for all of them,
+// in bf16 rounded once; every ys[j] gets the bits linear() would give it.
+void linear_many(const Linear* const* layers, int count, const float* x, int rows,
+                 float* const* ys);
+
 // In place over rows of width dim: (x - mean) / sqrt(var + eps) * weight + bias.
 void layer_norm(const LayerNormWeights& norm, float* x, int rows, int dim, float eps);
 

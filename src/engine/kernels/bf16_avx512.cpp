@@ -84,18 +84,25 @@ constexpr RowsKernel kKernels[kRowBlock + 1] = {
 
 }  // namespace
 
-MINIMT_BF16 void bf16_linear_avx512(const Bf16Matrix& weight, const float* bias, const float* x,
-                                    int m, int ldx, float* y) {
-  const int n = weight.rows(), pairs = weight.pairs();
-  const uint32_t* rows = round_rows(x, m, weight.cols(), ldx, pairs);
-  for (int p = 0; p < weight.panels(); ++p) {
-    const int column = p * kPanel;
-    const int valid = std::min(kPanel, n - column);
-    const float* panel_bias = bias ? bias + column : nullptr;
-    for (int r = 0; r < m; r += kRowBlock) {
-      const int count = std::min(kRowBlock, m - r);
-      kKernels[count](weight.panel(p), pairs, rows + static_cast<size_t>(r) * pairs, pairs,
-                      panel_bias, valid, y + static_cast<size_t>(r) * n + column, n);
+MINIMT_BF16 void bf16_linear_avx512(const Bf16Matrix* const* weights, const float* const* biases,
+                                    int count, const float* x, int m, int ldx, float* const* ys) {
+  if (count == 0) return;
+  const int pairs = weights[0]->pairs();
+  const uint32_t* rows = round_rows(x, m, weights[0]->cols(), ldx, pairs);
+  for (int j = 0; j < count; ++j) {
+    const Bf16Matrix& weight = *weights[j];
+    const float* bias = biases[j];
+    float* y = ys[j];
+    const int n = weight.rows();
+    for (int p = 0; p < weight.panels(); ++p) {
+      const int column = p * kPanel;
+      const int valid = std::min(kPanel, n - column);
+      const float* panel_bias = bias ? bias + column : nullptr;
+      for (int r = 0; r < m; r += kRowBlock) {
+        const int block = std::min(kRowBlock, m - r);
+        kKernels[block](weight.panel(p), pairs, rows + static_cast<size_t>(r) * pairs, pairs,
+                        panel_bias, valid, y + static_cast<size_t>(r) * n + column, n);
+      }
     }
   }
 }

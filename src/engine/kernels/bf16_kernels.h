@@ -6,8 +6,9 @@
 namespace minimt::kernels {
 
 #if defined(__x86_64__)
-void bf16_linear_avx512(const Bf16Matrix& weight, const float* bias, const float* x, int m, int ldx,
-                        float* y);
+// ys[j] = x W_j^T + biases[j] for j < count, x rounded to bf16 once (every weight has the same k).
+void bf16_linear_avx512(const Bf16Matrix* const* weights, const float* const* biases, int count,
+                        const float* x, int m, int ldx, float* const* ys);
 #endif
 
 }  // namespace minimt::kernels

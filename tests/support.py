@@ -154,6 +154,13 @@ def run(command, input=None, env=None, timeout=TIMEOUT, text=False, **popen):
     return Result(done.returncode, done.stdout, done.stderr)
 
 
+def run_ok(check, command, what, timeout=300):
+    """run(command), and check(it exited 0, `what`) with the end of its stderr; the Result."""
+    result = run(command, timeout=timeout)
+    check(result.returncode == 0, "%s: exit %s %s" % (what, result.returncode, result.stderr[-300:]))
+    return result
+
+
 def scratch(name):
     """A temporary folder for one test, removed at the end of the `with`."""
     return tempfile.TemporaryDirectory(prefix=f"minimt-{name}-")

@@ -60,9 +60,7 @@ def rounds_to(text, value):
 
 
 def run_ok(command, what):
-    result = support.run(command, timeout=300)
-    check(result.returncode == 0, "%s: exit %d %s" % (what, result.returncode, result.stderr[-300:]))
-    return result
+    return support.run_ok(check, command, what)
 
 
 def load(path):

@@ -50,23 +50,30 @@ std::string encode_floats(const std::vector<float>& values) {
   return base64_encode(bytes);
 }
 
+namespace {
+
+// Appends map [rows][cols] (row-major from `map`), only its lower triangle when `lower`.
+void append_kept(const float* map, int rows, int cols, bool lower, std::vector<float>& kept) {
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < (lower ? std::min(i + 1, cols) : cols); ++j)
+      kept.push_back(map[static_cast<size_t>(i) * cols + j]);
+}
+
+}  // namespace
+
 std::vector<float> kept_values(const AttentionMatrices& m, bool lower) {
   std::vector<float> kept;
   kept.reserve(m.values.size());
-  for (int l = 0; l < m.layers(); ++l)
-    for (size_t h = 0; h < m.heads.size(); ++h)
-      for (int i = 0; i < m.rows; ++i)
-        for (int j = 0; j < (lower ? std::min(i + 1, m.cols) : m.cols); ++j)
-          kept.push_back(m.at(l, static_cast<int>(h), i, j));
+  const size_t map = static_cast<size_t>(m.rows) * m.cols;
+  for (size_t k = 0; k < static_cast<size_t>(m.layers()) * m.heads.size(); ++k)
+    append_kept(m.values.data() + k * map, m.rows, m.cols, lower, kept);
   return kept;
 }
 
 std::vector<float> kept_map(const std::vector<float>& values, int rows, int cols, bool lower) {
   std::vector<float> kept;
   kept.reserve(values.size());
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < (lower ? std::min(i + 1, cols) : cols); ++j)
-      kept.push_back(values[static_cast<size_t>(i) * cols + j]);
+  append_kept(values.data(), rows, cols, lower, kept);
   return kept;
 }
 

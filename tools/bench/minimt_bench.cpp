@@ -16,6 +16,11 @@
 //                                                 decoder step)
 //   minimt_bench peak                             single-core peak of vpdpbusd (int8 products/s)
 //                                                 and of vfmadd (float32), registers only
+//   minimt_bench work MODEL_DIR FILE BATCH [TYPE] [BEAM] [MAX_LENGTH]
+//                                                 translates FILE's lines BATCH at a time as
+//                                                 `minimt translate` does, and prints the products'
+//                                                 operations, their time and the rest's (thread
+//                                                 CPU), and for int8 each against the vpdpbusd peak
 // Each prints one JSON object on stdout; tools/bench/run collects them into a table. Timings are
 // medians of several repeats.
 #include <algorithm>
@@ -23,13 +28,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "cli/blas_setup.h"
 #include "cli/memory_setup.h"
+#include "minimt/app/translate/translator.h"
 #include "minimt/engine/bf16_gemm.h"
 #include "minimt/engine/blas_runtime.h"
 #include "minimt/engine/decoder.h"
@@ -267,6 +275,53 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
   return 0;
 }
 
+// One pass over a file's lines, as `minimt translate -i FILE --threads 1 --batch-size BATCH`
+// runs them (the load not counted): what the run's products cost against everything else.
+int bench_work(const std::string& dir, const std::string& path, int batch,
+               const std::string& compute_type, int beam, int max_length) {
+  if (batch < 1 || beam < 1) throw std::runtime_error("BATCH and BEAM must be at least 1");
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read " + path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  const minimt::Translator translator(minimt::Model::load(dir, load_options(compute_type)));
+  minimt::TranslateOptions options;
+  options.beam_size = beam;
+  if (max_length > 0) options.max_length = max_length;
+  minimt::ops::time_linear(true);
+  const uint64_t flops_before = minimt::ops::gemm_flops();
+  const uint64_t linear_before = minimt::ops::linear_nanoseconds();
+  const double cpu_start = thread_cpu_seconds();
+  size_t failed = 0;
+  for (size_t first = 0; first < lines.size(); first += batch) {
+    const std::vector<std::string> part(lines.begin() + first,
+                                        lines.begin() + std::min(lines.size(), first + batch));
+    for (const auto& t : translator.translate(part, options)) failed += !t.ok();
+  }
+  const double cpu = thread_cpu_seconds() - cpu_start;
+  const double ops = static_cast<double>(minimt::ops::gemm_flops() - flops_before);
+  const double products = (minimt::ops::linear_nanoseconds() - linear_before) * 1e-9;
+  std::string share;
+  const double peak = translator.model().compute_type() == minimt::ComputeType::kInt8
+                          ? vnni_peak_gops()
+                          : 0.0;
+  if (peak > 0) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "\"vnni_peak_gops\": %.1f, \"share_of_vnni_peak\": %.3f, "
+                  "\"products_share_of_vnni_peak\": %.3f, ",
+                  peak, ops / cpu / 1e9 / peak, ops / products / 1e9 / peak);
+    share = text;
+  }
+  std::printf(
+      "{\"lines\": %zu, \"failed\": %zu, \"batch\": %d, \"beam\": %d, \"gemm_ops\": %.0f, "
+      "\"cpu_seconds\": %.4f, \"products_seconds\": %.4f, \"rest_seconds\": %.4f, "
+      "\"products_gops\": %.1f, %s\"compute_type\": \"%s\"}\n",
+      lines.size(), failed, batch, beam, ops, cpu, products, cpu - products,
+      ops / products / 1e9, share.c_str(), compute_type.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -283,6 +338,9 @@ int main(int argc, char** argv) {
       return bench_steps(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
                          argc == 6 ? argv[5] : "float32");
     if (command == "peak") return bench_peak();
+    if (command == "work" && argc >= 5 && argc <= 8)
+      return bench_work(argv[2], argv[3], std::atoi(argv[4]), argc > 5 ? argv[5] : "float32",
+                        argc > 6 ? std::atoi(argv[6]) : 1, argc > 7 ? std::atoi(argv[7]) : 0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "minimt_bench: %s\n", e.what());
     return 1;
@@ -290,6 +348,6 @@ int main(int argc, char** argv) {
   std::fprintf(
       stderr,
       "usage: minimt_bench sgemm [SIZE] | bandwidth | steps MODEL_DIR BATCH STEPS [TYPE] | linear "
-      "KERNEL M N K [cold] | peak\n");
+      "KERNEL M N K [cold] | peak | work MODEL_DIR FILE BATCH [TYPE] [BEAM] [MAX_LENGTH]\n");
   return 2;
 }

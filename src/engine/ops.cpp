@@ -244,10 +244,7 @@ float log_sum_exp(const float* row, int length) {
 }
 
 int argmax(const float* row, int length) {
-  int best = 0;
-  for (int i = 1; i < length; ++i)
-    if (row[i] > row[best]) best = i;
-  return best;
+  return kernels::row_kernels().argmax(row, length);
 }
 
 }  // namespace minimt::ops

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -161,4 +162,48 @@ TEST_CASE("ops: rms_norm against double precision; every set gives the same bits
   ops::rms_norm(LayerNormWeights{weight.data(), nullptr}, pair.data(), 1, 2, 0.0f);
   CHECK(pair[0] == Approx(3.0 / std::sqrt(12.5)).epsilon(1e-6));
   CHECK(pair[1] == Approx(8.0 / std::sqrt(12.5)).epsilon(1e-6));
+}
+
+// The search's arg-max, written the obvious way: the first index of the largest value.
+int first_largest(const std::vector<float>& row) {
+  int best = 0;
+  for (size_t i = 1; i < row.size(); ++i)
+    if (row[i] > row[best]) best = static_cast<int>(i);
+  return best;
+}
+
+TEST_CASE("row kernels: every set's argmax is the first index of the largest value",
+          "[ops][row_kernels]") {
+  const auto sets = kernels::supported_row_kernels();
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int> pick(0, 5);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  int rows = 0;
+  for (int length : {1, 2, 15, 16, 17, 31, 33, 64, 65, 1200, 8000, 8003}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      // Few distinct values, so the largest repeats (ties), with -inf, NaN and both zeros.
+      const float values[] = {1.5f, -2.0f, 0.0f, -0.0f, -kInf, 7.0f};
+      std::vector<float> row(length);
+      for (float& v : row) v = values[pick(rng)];
+      if (trial % 4 == 1) row[pick(rng) % length] = nan;
+      if (trial % 4 == 2) row[0] = nan;
+      if (trial % 8 == 3) std::fill(row.begin(), row.end(), -kInf);
+      if (trial % 8 == 7) row[length - 1] = kInf;
+      const int expected = first_largest(row);
+      for (const auto& set : sets) {
+        INFO(set.name << ", length " << length << ", trial " << trial);
+        CHECK(set.argmax(row.data(), length) == expected);
+      }
+      ++rows;
+    }
+  }
+  CHECK(rows == 480);
+  // By hand: the first of two equal largest values; NaN first wins; NaN elsewhere never does.
+  const std::vector<float> tie = {1, 3, 2, 3}, nan_first = {nan, 5, 9}, nan_inside = {1, nan, 0};
+  for (const auto& set : sets) {
+    INFO(set.name);
+    CHECK(set.argmax(tie.data(), 4) == 1);
+    CHECK(set.argmax(nan_first.data(), 3) == 0);
+    CHECK(set.argmax(nan_inside.data(), 3) == 0);
+  }
 }

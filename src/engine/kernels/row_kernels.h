@@ -5,6 +5,9 @@
 //     summed by reduce_lanes(); peak + logf(sum).
 //   layer_norm: sum and then squared deviations in kNormLanes lanes the same way (padding adds
 //     exactly 0), reduced by reduce_lanes(); then (x - mean) * inverse * weight + bias.
+//   argmax: the lowest index of the row's largest value, NaN never largest unless it is first
+//     (then 0): the result of `if (row[i] > row[best]) best = i` from best = 0, an exact index,
+//     so every way of finding it agrees.
 //   rms_norm (T5's norm, format v2): squares in kNormLanes lanes the same way (padding adds
 //     exactly 0), reduced by reduce_lanes(), divided by dim; then (x * inverse) * weight.
 // The x86 ones are built only on x86-64 (see CMakeLists.txt).
@@ -64,6 +67,7 @@ float log_sum_exp_generic(const float* row, int length, float peak);
 void layer_norm_row_generic(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_generic(const float* row, int length);
 void rms_norm_row_generic(float* row, int dim, const float* weight, float eps);
+int argmax_generic(const float* row, int length);
 #if defined(__x86_64__)
 float log_sum_exp_avx2(const float* row, int length, float peak);
 void layer_norm_row_avx2(float* row, int dim, const float* weight, const float* bias, float eps);
@@ -73,6 +77,7 @@ float log_sum_exp_avx512(const float* row, int length, float peak);
 void layer_norm_row_avx512(float* row, int dim, const float* weight, const float* bias, float eps);
 float row_max_avx512(const float* row, int length);
 void rms_norm_row_avx512(float* row, int dim, const float* weight, float eps);
+int argmax_avx512(const float* row, int length);
 #endif
 
 }  // namespace minimt::kernels
@@ -86,6 +91,7 @@ struct RowKernels {
   float (*log_sum_exp)(const float* row, int length, float peak);
   void (*layer_norm_row)(float* row, int dim, const float* weight, const float* bias, float eps);
   void (*rms_norm_row)(float* row, int dim, const float* weight, float eps);
+  int (*argmax)(const float* row, int length);
 };
 
 // Chosen in the kernel registry (kernel_table.h).

@@ -54,6 +54,26 @@ __attribute__((target("avx512f"))) float row_max_avx512(const float* row, int le
       _mm512_max_ps(_mm512_max_ps(peak[0], peak[1]), _mm512_max_ps(peak[2], peak[3])));
 }
 
+// Two passes over the row (in L1: a vocabulary of 8,000 is 32 KB): the largest value, then the
+// first block holding it. max(x, peak) keeps peak where x is NaN, so NaN is never the largest.
+__attribute__((target("avx512f"))) int argmax_avx512(const float* row, int length) {
+  // Nothing compares greater than a NaN first value (and an empty row has index 0 too).
+  if (length <= 0 || std::isnan(row[0])) return 0;
+  __m512 peak = _mm512_set1_ps(kMinusInf);
+  for (int i = 0; i < length; i += 16)
+    peak = _mm512_max_ps(load_padded(row, i, length, kMinusInf), peak);
+  const __m512 largest = _mm512_set1_ps(_mm512_reduce_max_ps(peak));
+  for (int i = 0; i < length; i += 16) {
+    // Padding lanes are masked off: a row of -infinity must not find them.
+    const __mmask16 lanes =
+        length - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (length - i)) - 1);
+    const __mmask16 equal = _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, row + i),
+                                                    largest, _CMP_EQ_OQ);
+    if (equal) return i + __builtin_ctz(equal);
+  }
+  return 0;  // not reached: row[0] is not NaN, so some value equals the largest
+}
+
 __attribute__((target("avx512f"))) float log_sum_exp_avx512(const float* row, int length,
                                                             float peak) {
   static_assert(kExpLanes == 64, "four 16-float accumulators");

@@ -14,6 +14,13 @@ float row_max_generic(const float* row, int length) {
   return peak;
 }
 
+int argmax_generic(const float* row, int length) {
+  int best = 0;
+  for (int i = 1; i < length; ++i)
+    if (row[i] > row[best]) best = i;
+  return best;
+}
+
 float log_sum_exp_generic(const float* row, int length, float peak) {
   float lanes[kExpLanes] = {};
   for (int i = 0; i < length; ++i) lanes[i % kExpLanes] += exp_lane(row[i] - peak);

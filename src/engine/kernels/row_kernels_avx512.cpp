@@ -42,6 +42,19 @@ __attribute__((target("avx512f"))) inline __m512 load_padded(const float* row, i
   return _mm512_mask_loadu_ps(_mm512_set1_ps(pad), mask, row + at);
 }
 
+// reduce_lanes() of 16 * count lanes held in count vectors (count 2 or 4), in registers: the
+// halvings across vectors are vector adds, those inside one vector the extract-and-add tree of
+// the same pairs (i + i+8, i + i+4, i + i+2, i + i+1).
+__attribute__((target("avx512f"))) inline float reduce_vectors(__m512* v, int count) {
+  for (int half = count / 2; half >= 1; half /= 2)
+    for (int i = 0; i < half; ++i) v[i] = _mm512_add_ps(v[i], v[i + half]);
+  const __m256 upper = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[0]), 1));
+  const __m256 eight = _mm256_add_ps(_mm512_castps512_ps256(v[0]), upper);
+  const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+  const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+  return _mm_cvtss_f32(_mm_add_ss(two, _mm_shuffle_ps(two, two, 1)));
+}
+
 }  // namespace
 
 __attribute__((target("avx512f"))) float row_max_avx512(const float* row, int length) {
@@ -85,22 +98,18 @@ __attribute__((target("avx512f"))) float log_sum_exp_avx512(const float* row, in
       const __m512 x = load_padded(row, i + 16 * part, length, kMinusInf);
       sum[part] = _mm512_add_ps(sum[part], exp16(_mm512_sub_ps(x, top)));
     }
-  alignas(64) float lanes[kExpLanes];
-  for (int part = 0; part < 4; ++part) _mm512_store_ps(lanes + 16 * part, sum[part]);
-  return peak + std::log(reduce_lanes(lanes, kExpLanes));
+  return peak + std::log(reduce_vectors(sum, 4));
 }
 
 __attribute__((target("avx512f"))) void layer_norm_row_avx512(float* row, int dim,
                                                               const float* weight,
                                                               const float* bias, float eps) {
   static_assert(kNormLanes == 32, "two 16-float accumulators");
-  alignas(64) float lanes[kNormLanes];
   __m512 sum[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
   for (int i = 0; i < dim; i += 32)
     for (int part = 0; part < 2; ++part)
       sum[part] = _mm512_add_ps(sum[part], load_padded(row, i + 16 * part, dim, 0.0f));
-  for (int part = 0; part < 2; ++part) _mm512_store_ps(lanes + 16 * part, sum[part]);
-  const float mean = reduce_lanes(lanes, kNormLanes) / static_cast<float>(dim);
+  const float mean = reduce_vectors(sum, 2) / static_cast<float>(dim);
   const __m512 centre = _mm512_set1_ps(mean);
   sum[0] = sum[1] = _mm512_setzero_ps();
   for (int i = 0; i < dim; i += 32)
@@ -109,8 +118,7 @@ __attribute__((target("avx512f"))) void layer_norm_row_avx512(float* row, int di
       const __m512 centred = _mm512_sub_ps(load_padded(row, i + 16 * part, dim, mean), centre);
       sum[part] = _mm512_add_ps(sum[part], _mm512_mul_ps(centred, centred));
     }
-  for (int part = 0; part < 2; ++part) _mm512_store_ps(lanes + 16 * part, sum[part]);
-  const float variance = reduce_lanes(lanes, kNormLanes) / static_cast<float>(dim);
+  const float variance = reduce_vectors(sum, 2) / static_cast<float>(dim);
   const float scale = 1.0f / std::sqrt(variance + eps);
   const __m512 inverse = _mm512_set1_ps(scale);
   int i = 0;
@@ -125,15 +133,13 @@ __attribute__((target("avx512f"))) void layer_norm_row_avx512(float* row, int di
 __attribute__((target("avx512f"))) void rms_norm_row_avx512(float* row, int dim,
                                                             const float* weight, float eps) {
   static_assert(kNormLanes == 32, "two 16-float accumulators");
-  alignas(64) float lanes[kNormLanes];
   __m512 sum[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
   for (int i = 0; i < dim; i += 32)
     for (int part = 0; part < 2; ++part) {
       const __m512 x = load_padded(row, i + 16 * part, dim, 0.0f);
       sum[part] = _mm512_add_ps(sum[part], _mm512_mul_ps(x, x));  // two roundings, as generic
     }
-  for (int part = 0; part < 2; ++part) _mm512_store_ps(lanes + 16 * part, sum[part]);
-  const float mean_square = reduce_lanes(lanes, kNormLanes) / static_cast<float>(dim);
+  const float mean_square = reduce_vectors(sum, 2) / static_cast<float>(dim);
   const float scale = 1.0f / std::sqrt(mean_square + eps);
   const __m512 inverse = _mm512_set1_ps(scale);
   int i = 0;

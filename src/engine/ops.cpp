@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/kernels/fma_clones.h"
 #include "engine/kernels/kernel_table.h"
 #include "minimt/engine/bf16_gemm.h"
 #include "minimt/engine/blas_runtime.h"
@@ -153,11 +154,11 @@ void multiply_in_place(float* x, const float* y, int64_t count) {
   for (int64_t i = 0; i < count; ++i) x[i] *= y[i];
 }
 
-void scale_in_place(float* x, float factor, int64_t count) {
+MINIMT_WIDE_CLONES void scale_in_place(float* x, float factor, int64_t count) {
   for (int64_t i = 0; i < count; ++i) x[i] *= factor;
 }
 
-void add_in_place(float* x, const float* y, int64_t count) {
+MINIMT_WIDE_CLONES void add_in_place(float* x, const float* y, int64_t count) {
   for (int64_t i = 0; i < count; ++i) x[i] += y[i];
 }
 
@@ -173,10 +174,18 @@ void softmax(float* row, int length) {
   for (int i = 0; i < length; ++i) row[i] *= inverse;
 }
 
+namespace {
+
+MINIMT_WIDE_CLONES void relu_in_place(float* x, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+}  // namespace
+
 void activate(Activation activation, float* x, int64_t count) {
   switch (activation) {
     case Activation::kRelu:
-      for (int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      relu_in_place(x, count);
       break;
     case Activation::kGelu:  // the exact (erf) form
       for (int64_t i = 0; i < count; ++i)

@@ -11,3 +11,12 @@
 #else
 #define MINIMT_FMA_CLONES
 #endif
+
+// MINIMT_WIDE_CLONES before an element-by-element loop (an add, a scale, a ReLU: each element
+// rounded alone, so the width changes no bit): copies for AVX-512 and AVX2 beside the baseline's
+// SSE2, picked when the program loads.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MINIMT_WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MINIMT_WIDE_CLONES
+#endif

@@ -68,21 +68,22 @@ std::vector<DecoderState> Decoder::start(const EncodedBatch& encoded,
     states[b].layers.resize(c.decoder_layers);
     states[b].probe = b < static_cast<int>(probes.size()) ? probes[b] : nullptr;
   }
-  std::vector<float> k(static_cast<size_t>(rows) * width), v(k.size());  // [N, H*dk]
+  const size_t count = static_cast<size_t>(rows) * width;
   for (int l = 0; l < c.decoder_layers; ++l) {
     const AttentionWeights& cross = weights_.decoder_layers[l].cross_attn;
+    // Every sentence's rows in one block (uninitialised: the product writes all of it), each
+    // sentence then holding its part of it.
+    const std::shared_ptr<float[]> k(new float[count]), v(new float[count]);  // [N, H*dk]
     // k and v of the encoder output: one call, the states quantized (or rounded) once.
     const Linear* projections[] = {&cross.k, &cross.v};
-    float* projected[] = {k.data(), v.data()};
+    float* projected[] = {k.get(), v.get()};
     ops::linear_many(projections, 2, encoded.states.data(), rows, projected);
     ++cross_projections_;
     for (int b = 0; b < encoded.sentences(); ++b) {
-      auto first = static_cast<size_t>(encoded.offsets[b]) * width;
-      auto last = static_cast<size_t>(encoded.offsets[b + 1]) * width;
-      states[b].layers[l].cross_k =
-          SharedRows(std::vector<float>(k.begin() + first, k.begin() + last));
-      states[b].layers[l].cross_v =
-          SharedRows(std::vector<float>(v.begin() + first, v.begin() + last));
+      const auto first = static_cast<size_t>(encoded.offsets[b]) * width;
+      const auto length = static_cast<size_t>(encoded.length(b)) * width;
+      states[b].layers[l].cross_k = SharedRows(k, first, length);
+      states[b].layers[l].cross_v = SharedRows(v, first, length);
     }
   }
   return states;

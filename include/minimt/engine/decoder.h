@@ -41,14 +41,17 @@ class RowCache {
 class SharedRows {
  public:
   SharedRows() = default;
-  explicit SharedRows(std::vector<float> rows)
-      : rows_(std::make_shared<const std::vector<float>>(std::move(rows))) {}
-  size_t size() const { return rows_ ? rows_->size() : 0; }
-  const float* data() const { return rows_ ? rows_->data() : nullptr; }
-  bool same_storage(const SharedRows& other) const { return rows_ == other.rows_; }
+  // `count` floats of `block` from `first` on: many sentences' rows in one block, made by one
+  // product, each sentence holding its part (and the block alive) without a copy.
+  SharedRows(const std::shared_ptr<const float[]>& block, size_t first, size_t count)
+      : rows_(block, block.get() + first), size_(count) {}
+  size_t size() const { return size_; }
+  const float* data() const { return rows_.get(); }
+  bool same_storage(const SharedRows& other) const { return rows_.get() == other.rows_.get(); }
 
  private:
-  std::shared_ptr<const std::vector<float>> rows_;
+  std::shared_ptr<const float> rows_;
+  size_t size_ = 0;
 };
 
 // What one decoder layer keeps for one sentence.

@@ -18,6 +18,7 @@ bool cpu_has(const std::string& feature) {
   __builtin_cpu_init();  // GCC's builtin takes only a literal, hence the list
   if (feature == "avx512f") return __builtin_cpu_supports("avx512f");
   if (feature == "avx512bw") return __builtin_cpu_supports("avx512bw");
+  if (feature == "avx512vl") return __builtin_cpu_supports("avx512vl");
   if (feature == "avx512vnni") return __builtin_cpu_supports("avx512vnni");
   if (feature == "avx512bf16") return __builtin_cpu_supports("avx512bf16");
   if (feature == "avx2") return __builtin_cpu_supports("avx2");
@@ -37,7 +38,7 @@ bool cpu_has_all(const std::string& needs) {
 // What each instruction set's kernels need.
 constexpr const char* kAvx512 = "avx512f";
 constexpr const char* kAvx2 = "avx2 fma";
-constexpr const char* kVnni = "avx512vnni avx512bw";
+constexpr const char* kVnni = "avx512vnni avx512bw avx512vl";
 constexpr const char* kBf16 = "avx512bf16 avx512bw";
 
 struct LinearEntry {

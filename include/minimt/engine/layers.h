@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "minimt/engine/architecture.h"
@@ -17,10 +20,32 @@ namespace minimt {
 void embed(const Architecture& config, const float* token_table, const float* position_table,
            const int* ids, const int* positions, int count, float* out);
 
+// An allocator whose resize leaves new floats uninitialised: scratch is always written before it
+// is read, and zeroing an encoder's megabytes for each batch showed in profiles (2% of a run).
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: for float, nothing written
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using ScratchBuffer = std::vector<float, UninitializedAllocator<float>>;
+
 // Scratch buffers one layer stack reuses across calls, so steady-state decoding allocates
 // nothing (vectors only grow).
 struct LayerScratch {
-  std::vector<float> normed, q, k, v, context, sublayer_out, hidden, gate, scores;
+  ScratchBuffer normed, q, k, v, context, sublayer_out, hidden, gate, scores;
 };
 
 // In place over rows of width d_model: the model's norm (layer norm, or RMS norm in format v2).
@@ -54,7 +79,8 @@ void feed_forward(const Architecture& config, const Linear& fc1, const Linear& f
                   const Linear& fc2, const float* x, int rows, LayerScratch& scratch, float* out);
 
 // Makes sure v holds at least count floats.
-inline float* reserve(std::vector<float>& v, size_t count) {
+template <typename Allocator>
+float* reserve(std::vector<float, Allocator>& v, size_t count) {
   if (v.size() < count) v.resize(count);
   return v.data();
 }

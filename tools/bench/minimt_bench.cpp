@@ -30,8 +30,8 @@
 #include <ctime>
 #include <fstream>
 #include <memory>
-#include <stdexcept>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -302,9 +302,8 @@ int bench_work(const std::string& dir, const std::string& path, int batch,
   const double ops = static_cast<double>(minimt::ops::gemm_flops() - flops_before);
   const double products = (minimt::ops::linear_nanoseconds() - linear_before) * 1e-9;
   std::string share;
-  const double peak = translator.model().compute_type() == minimt::ComputeType::kInt8
-                          ? vnni_peak_gops()
-                          : 0.0;
+  const double peak =
+      translator.model().compute_type() == minimt::ComputeType::kInt8 ? vnni_peak_gops() : 0.0;
   if (peak > 0) {
     char text[256];
     std::snprintf(text, sizeof text,
@@ -317,8 +316,8 @@ int bench_work(const std::string& dir, const std::string& path, int batch,
       "{\"lines\": %zu, \"failed\": %zu, \"batch\": %d, \"beam\": %d, \"gemm_ops\": %.0f, "
       "\"cpu_seconds\": %.4f, \"products_seconds\": %.4f, \"rest_seconds\": %.4f, "
       "\"products_gops\": %.1f, %s\"compute_type\": \"%s\"}\n",
-      lines.size(), failed, batch, beam, ops, cpu, products, cpu - products,
-      ops / products / 1e9, share.c_str(), compute_type.c_str());
+      lines.size(), failed, batch, beam, ops, cpu, products, cpu - products, ops / products / 1e9,
+      share.c_str(), compute_type.c_str());
   return 0;
 }
 

@@ -78,10 +78,10 @@ __attribute__((target("avx512f"))) int argmax_avx512(const float* row, int lengt
   const __m512 largest = _mm512_set1_ps(_mm512_reduce_max_ps(peak));
   for (int i = 0; i < length; i += 16) {
     // Padding lanes are masked off: a row of -infinity must not find them.
-    const __mmask16 lanes =
-        length - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (length - i)) - 1);
-    const __mmask16 equal = _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, row + i),
-                                                    largest, _CMP_EQ_OQ);
+    const __mmask16 lanes = length - i >= 16 ? static_cast<__mmask16>(0xffff)
+                                             : static_cast<__mmask16>((1u << (length - i)) - 1);
+    const __mmask16 equal =
+        _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, row + i), largest, _CMP_EQ_OQ);
     if (equal) return i + __builtin_ctz(equal);
   }
   return 0;  // not reached: row[0] is not NaN, so some value equals the largest

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/kernels/kernel_table.h"
+
 namespace minimt {
 
 // Whether index a of `values` ranks before index b: the higher value, a tie to the lower index.
@@ -28,14 +30,15 @@ inline void order_highest_first(const float* values, int count, int k, std::vect
     return;
   }
   // One pass, the k best so far kept in rank order: a later index enters only above the k-th
-  // (a tie with it ranks after it), so most of a vocabulary costs one comparison each.
+  // (a tie with it ranks after it), so most of a vocabulary is only compared, 16 at a time.
   order.resize(k);
   for (int j = 0; j < k; ++j) order[j] = j;
   std::sort(order.begin(), order.end(),
             [values](int a, int b) { return ranks_before(values, a, b); });
   float kth = values[order[k - 1]];
-  for (int j = k; j < count; ++j) {
-    if (!(values[j] > kth)) continue;
+  const auto first_above = kernels::row_kernels().first_above;  // 16 comparisons at a time
+  for (int j = first_above(values, k, count, kth); j < count;
+       j = first_above(values, j + 1, count, kth)) {
     int at = k - 1;  // shift down the ones j ranks before
     while (at > 0 && values[j] > values[order[at - 1]]) {
       order[at] = order[at - 1];

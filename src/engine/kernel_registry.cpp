@@ -80,14 +80,16 @@ const RowEntry kRows[] = {
 #if defined(__x86_64__)
     {kAvx512,
      {"avx512", kernels::row_max_avx512, kernels::log_sum_exp_avx512,
-      kernels::layer_norm_row_avx512, kernels::rms_norm_row_avx512, kernels::argmax_avx512}},
+      kernels::layer_norm_row_avx512, kernels::rms_norm_row_avx512, kernels::argmax_avx512,
+      kernels::first_above_avx512}},
     {kAvx2,
      {"avx2", kernels::row_max_avx2, kernels::log_sum_exp_avx2, kernels::layer_norm_row_avx2,
-      kernels::rms_norm_row_avx2, kernels::argmax_generic}},
+      kernels::rms_norm_row_avx2, kernels::argmax_generic, kernels::first_above_generic}},
 #endif
     {"",
      {"generic", kernels::row_max_generic, kernels::log_sum_exp_generic,
-      kernels::layer_norm_row_generic, kernels::rms_norm_row_generic, kernels::argmax_generic}},
+      kernels::layer_norm_row_generic, kernels::rms_norm_row_generic, kernels::argmax_generic,
+      kernels::first_above_generic}},
 };
 
 struct AttentionEntry {

@@ -207,3 +207,41 @@ TEST_CASE("row kernels: every set's argmax is the first index of the largest val
     CHECK(set.argmax(nan_inside.data(), 3) == 0);
   }
 }
+
+TEST_CASE("row kernels: every set's first_above is the first index past the threshold",
+          "[ops][row_kernels]") {
+  const auto sets = kernels::supported_row_kernels();
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> pick(0, 5);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float values[] = {1.5f, -2.0f, 0.0f, -0.0f, -kInf, 7.0f};
+  int searches = 0;
+  for (int length : {1, 15, 16, 17, 40, 1200}) {
+    std::vector<float> row(length);
+    for (float& v : row) v = values[pick(rng)];
+    if (length > 3) row[length / 2] = nan;
+    for (float threshold : {-kInf, -2.0f, 0.0f, 1.5f, 7.0f, kInf, nan}) {
+      for (int from = 0; from <= length; from += std::max(1, length / 7)) {
+        int expected = from;  // the obvious loop
+        while (expected < length && !(row[expected] > threshold)) ++expected;
+        for (const auto& set : sets) {
+          INFO(set.name << ", length " << length << ", threshold " << threshold << ", from "
+                        << from);
+          CHECK(set.first_above(row.data(), from, length, threshold) == expected);
+        }
+        ++searches;
+      }
+    }
+  }
+  CHECK(searches > 200);
+  // By hand: -0 is not above 0; the first of two above; nothing above +infinity or NaN.
+  const std::vector<float> row = {-0.0f, 0.0f, 3.0f, 5.0f};
+  for (const auto& set : sets) {
+    INFO(set.name);
+    CHECK(set.first_above(row.data(), 0, 4, 0.0f) == 2);
+    CHECK(set.first_above(row.data(), 3, 4, 0.0f) == 3);
+    CHECK(set.first_above(row.data(), 0, 4, kInf) == 4);
+    CHECK(set.first_above(row.data(), 0, 4, nan) == 4);
+    CHECK(set.first_above(row.data(), 4, 4, -kInf) == 4);
+  }
+}

@@ -8,6 +8,8 @@
 //   argmax: the lowest index of the row's largest value, NaN never largest unless it is first
 //     (then 0): the result of `if (row[i] > row[best]) best = i` from best = 0, an exact index,
 //     so every way of finding it agrees.
+//   first_above: the lowest index i in [from, length) with row[i] > threshold (NaN is above
+//     nothing), or length: an exact index, as argmax.
 //   rms_norm (T5's norm, format v2): squares in kNormLanes lanes the same way (padding adds
 //     exactly 0), reduced by reduce_lanes(), divided by dim; then (x * inverse) * weight.
 // The x86 ones are built only on x86-64 (see CMakeLists.txt).
@@ -68,6 +70,7 @@ void layer_norm_row_generic(float* row, int dim, const float* weight, const floa
 float row_max_generic(const float* row, int length);
 void rms_norm_row_generic(float* row, int dim, const float* weight, float eps);
 int argmax_generic(const float* row, int length);
+int first_above_generic(const float* row, int from, int length, float threshold);
 #if defined(__x86_64__)
 float log_sum_exp_avx2(const float* row, int length, float peak);
 void layer_norm_row_avx2(float* row, int dim, const float* weight, const float* bias, float eps);
@@ -78,6 +81,7 @@ void layer_norm_row_avx512(float* row, int dim, const float* weight, const float
 float row_max_avx512(const float* row, int length);
 void rms_norm_row_avx512(float* row, int dim, const float* weight, float eps);
 int argmax_avx512(const float* row, int length);
+int first_above_avx512(const float* row, int from, int length, float threshold);
 #endif
 
 }  // namespace minimt::kernels
@@ -92,6 +96,7 @@ struct RowKernels {
   void (*layer_norm_row)(float* row, int dim, const float* weight, const float* bias, float eps);
   void (*rms_norm_row)(float* row, int dim, const float* weight, float eps);
   int (*argmax)(const float* row, int length);
+  int (*first_above)(const float* row, int from, int length, float threshold);
 };
 
 // Chosen in the kernel registry (kernel_table.h).

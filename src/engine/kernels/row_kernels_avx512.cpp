@@ -87,6 +87,20 @@ __attribute__((target("avx512f"))) int argmax_avx512(const float* row, int lengt
   return 0;  // not reached: row[0] is not NaN, so some value equals the largest
 }
 
+// 16 comparisons at a time (a top-k scan's threshold is above most of a vocabulary).
+__attribute__((target("avx512f"))) int first_above_avx512(const float* row, int from, int length,
+                                                          float threshold) {
+  const __m512 bar = _mm512_set1_ps(threshold);
+  for (int i = from; i < length; i += 16) {
+    const __mmask16 lanes = length - i >= 16 ? static_cast<__mmask16>(0xffff)
+                                             : static_cast<__mmask16>((1u << (length - i)) - 1);
+    const __mmask16 above =
+        _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, row + i), bar, _CMP_GT_OQ);
+    if (above) return i + __builtin_ctz(above);
+  }
+  return length;
+}
+
 __attribute__((target("avx512f"))) float log_sum_exp_avx512(const float* row, int length,
                                                             float peak) {
   static_assert(kExpLanes == 64, "four 16-float accumulators");

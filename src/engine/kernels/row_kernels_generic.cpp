@@ -21,6 +21,12 @@ int argmax_generic(const float* row, int length) {
   return best;
 }
 
+int first_above_generic(const float* row, int from, int length, float threshold) {
+  for (int i = from; i < length; ++i)
+    if (row[i] > threshold) return i;
+  return length;
+}
+
 float log_sum_exp_generic(const float* row, int length, float peak) {
   float lanes[kExpLanes] = {};
   for (int i = 0; i < length; ++i) lanes[i % kExpLanes] += exp_lane(row[i] - peak);

@@ -164,6 +164,15 @@ TEST_CASE("ops: rms_norm against double precision; every set gives the same bits
   CHECK(pair[1] == Approx(8.0 / std::sqrt(12.5)).epsilon(1e-6));
 }
 
+// A row of few distinct values (so the largest repeats), -infinity and both zeros among them.
+std::vector<float> few_values_row(std::mt19937& rng, int length) {
+  const float values[] = {1.5f, -2.0f, 0.0f, -0.0f, -kInf, 7.0f};
+  std::uniform_int_distribution<int> pick(0, 5);
+  std::vector<float> row(length);
+  for (float& v : row) v = values[pick(rng)];
+  return row;
+}
+
 // The search's arg-max, written the obvious way: the first index of the largest value.
 int first_largest(const std::vector<float>& row) {
   int best = 0;
@@ -176,16 +185,13 @@ TEST_CASE("row kernels: every set's argmax is the first index of the largest val
           "[ops][row_kernels]") {
   const auto sets = kernels::supported_row_kernels();
   std::mt19937 rng(17);
-  std::uniform_int_distribution<int> pick(0, 5);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   int rows = 0;
   for (int length : {1, 2, 15, 16, 17, 31, 33, 64, 65, 1200, 8000, 8003}) {
     for (int trial = 0; trial < 40; ++trial) {
-      // Few distinct values, so the largest repeats (ties), with -inf, NaN and both zeros.
-      const float values[] = {1.5f, -2.0f, 0.0f, -0.0f, -kInf, 7.0f};
-      std::vector<float> row(length);
-      for (float& v : row) v = values[pick(rng)];
-      if (trial % 4 == 1) row[pick(rng) % length] = nan;
+      // Ties, with a NaN somewhere, a NaN first, all -infinity, +infinity last.
+      std::vector<float> row = few_values_row(rng, length);
+      if (trial % 4 == 1) row[rng() % length] = nan;
       if (trial % 4 == 2) row[0] = nan;
       if (trial % 8 == 3) std::fill(row.begin(), row.end(), -kInf);
       if (trial % 8 == 7) row[length - 1] = kInf;
@@ -212,13 +218,10 @@ TEST_CASE("row kernels: every set's first_above is the first index past the thre
           "[ops][row_kernels]") {
   const auto sets = kernels::supported_row_kernels();
   std::mt19937 rng(23);
-  std::uniform_int_distribution<int> pick(0, 5);
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const float values[] = {1.5f, -2.0f, 0.0f, -0.0f, -kInf, 7.0f};
   int searches = 0;
   for (int length : {1, 15, 16, 17, 40, 1200}) {
-    std::vector<float> row(length);
-    for (float& v : row) v = values[pick(rng)];
+    std::vector<float> row = few_values_row(rng, length);
     if (length > 3) row[length / 2] = nan;
     for (float threshold : {-kInf, -2.0f, 0.0f, 1.5f, 7.0f, kInf, nan}) {
       for (int from = 0; from <= length; from += std::max(1, length / 7)) {

@@ -307,14 +307,14 @@ int bench_work(const std::string& dir, const std::string& path, int batch,
   if (peak > 0) {
     char text[256];
     std::snprintf(text, sizeof text,
-                  "\"vnni_peak_gops\": %.1f, \"share_of_vnni_peak\": %.3f, "
-                  "\"products_share_of_vnni_peak\": %.3f, ",
+                  "\"vnni_peak_gops\": %.1f, \"share_of_vnni_peak\": %.4f, "
+                  "\"products_share_of_vnni_peak\": %.4f, ",
                   peak, ops / cpu / 1e9 / peak, ops / products / 1e9 / peak);
     share = text;
   }
   std::printf(
       "{\"lines\": %zu, \"failed\": %zu, \"batch\": %d, \"beam\": %d, \"gemm_ops\": %.0f, "
-      "\"cpu_seconds\": %.4f, \"products_seconds\": %.4f, \"rest_seconds\": %.4f, "
+      "\"cpu_seconds\": %.6f, \"products_seconds\": %.6f, \"rest_seconds\": %.6f, "
       "\"products_gops\": %.1f, %s\"compute_type\": \"%s\"}\n",
       lines.size(), failed, batch, beam, ops, cpu, products, cpu - products, ops / products / 1e9,
       share.c_str(), compute_type.c_str());

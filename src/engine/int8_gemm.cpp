@@ -128,10 +128,10 @@ kernels::QuantizedRows quantize_rows(const float* x, int m, int k, int ldx, int 
 
 void int8_linear(const Int8Matrix& weight, const float* bias, const float* x, int m, int ldx,
                  float* y) {
-  const int stride = weight.groups() * Int8Matrix::kGroup;
-  const kernels::QuantizedRows rows =
-      quantize_rows(x, m, weight.cols(), ldx, stride, weight.kernel());
-  kernels::int8_linear_function(weight.kernel())(weight, bias, rows, y);
+  const Int8Matrix* weights[] = {&weight};
+  const float* biases[] = {bias};
+  float* ys[] = {y};
+  int8_linear_many(weights, biases, 1, x, m, ldx, ys);
 }
 
 void int8_linear_many(const Int8Matrix* const* weights, const float* const* biases, int count,

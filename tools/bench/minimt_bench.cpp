@@ -246,7 +246,7 @@ int bench_steps(const std::string& dir, int batch, int steps, const std::string&
                             static_cast<double>(minimt::ops::linear_nanoseconds() - linear_before));
   }
   double steps_per_second = median(rates);
-  // The products' own rate inside the step (the wall time of the linear() calls alone), and
+  // The products' own rate inside the step (the thread CPU time of the linear() calls alone), and
   // for int8 that and the rate over the whole step (thread CPU time) against the vpdpbusd peak,
   // measured on the same core right after.
   const double product_gops = median(product_rates);

@@ -8,23 +8,10 @@
 #include <immintrin.h>
 
 #include "engine/kernels/attention_kernels.h"
+#include "engine/kernels/avx512_lanes.h"
 
 namespace minimt::kernels {
 namespace {
-
-__attribute__((target("avx512f"))) inline __mmask16 first_lanes(int count) {
-  return count >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << count) - 1);
-}
-
-// reduce_lanes() over 16 lanes: i + i+8, then i + i+4, i + i+2, i + i+1.
-__attribute__((target("avx512f"))) inline float reduce16(__m512 lanes) {
-  const __m256 upper = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lanes), 1));
-  __m256 eight = _mm256_add_ps(_mm512_castps512_ps256(lanes), upper);
-  __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
-  __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-  __m128 one = _mm_add_ss(two, _mm_shuffle_ps(two, two, 1));
-  return _mm_cvtss_f32(one);
-}
 
 // q . key over dim floats: the lanes of 16 columns at a time, then reduce16 (one order for
 // every kernel of this file, so head by head and every head at once give the same bits).

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/kernels/avx512_lanes.h"
 #include "engine/kernels/int8_kernels.h"
 
 namespace minimt::kernels {
@@ -44,10 +45,8 @@ struct Dequantize {
                          const float* scales) {
     row_scales = scales;
     const int column = p * kPanel;
-    mask[0] = valid >= 16 ? 0xffff : static_cast<__mmask16>((1u << valid) - 1);
-    mask[1] = valid >= 32   ? 0xffff
-              : valid <= 16 ? 0
-                            : static_cast<__mmask16>((1u << (valid - 16)) - 1);
+    mask[0] = first_lanes(valid);
+    mask[1] = first_lanes(valid - 16);
     for (int h = 0; h < 2; ++h) {
       column_scale[h] = _mm512_loadu_ps(weight.scales() + column + 16 * h);
       offset[h] = _mm512_slli_epi32(_mm512_loadu_si512(weight.sums() + column + 16 * h), 7);
@@ -159,7 +158,7 @@ MINIMT_VNNI void int8_linear_vnni(const Int8Matrix& weight, const float* bias,
 MINIMT_VNNI float quantize_row_avx512(const float* x, int k, int stride, bool offset, uint8_t* q) {
   __m512 max_abs = _mm512_setzero_ps();
   for (int i = 0; i < k; i += 16) {
-    const __mmask16 mask = k - i >= 16 ? 0xffff : static_cast<__mmask16>((1u << (k - i)) - 1);
+    const __mmask16 mask = first_lanes(k - i);
     max_abs = _mm512_max_ps(max_abs, _mm512_abs_ps(_mm512_maskz_loadu_ps(mask, x + i)));
   }
   const float largest = _mm512_reduce_max_ps(max_abs);
@@ -174,7 +173,7 @@ MINIMT_VNNI float quantize_row_avx512(const float* x, int k, int stride, bool of
   const __m512i low = _mm512_set1_epi32(-127), high = _mm512_set1_epi32(127);
   const __m512i shift = _mm512_set1_epi32(offset ? 128 : 0);
   for (int i = 0; i < k; i += 16) {
-    const __mmask16 mask = k - i >= 16 ? 0xffff : static_cast<__mmask16>((1u << (k - i)) - 1);
+    const __mmask16 mask = first_lanes(k - i);
     __m512i v = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse));
     v = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(v, low), high), shift);
     // Narrowed in a register and stored whole where 16 bytes remain: vpmovdb to memory under a

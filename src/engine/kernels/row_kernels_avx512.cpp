@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/kernels/avx512_lanes.h"
 #include "engine/kernels/row_kernels.h"
 
 namespace minimt::kernels {
@@ -38,21 +39,15 @@ __attribute__((target("avx512f"))) inline __m512 load_padded(const float* row, i
                                                              float pad) {
   const int left = length - at;
   if (left >= 16) return _mm512_loadu_ps(row + at);
-  const __mmask16 mask = left <= 0 ? 0 : static_cast<__mmask16>((1u << left) - 1);
-  return _mm512_mask_loadu_ps(_mm512_set1_ps(pad), mask, row + at);
+  return _mm512_mask_loadu_ps(_mm512_set1_ps(pad), first_lanes(left), row + at);
 }
 
 // reduce_lanes() of 16 * count lanes held in count vectors (count 2 or 4), in registers: the
-// halvings across vectors are vector adds, those inside one vector the extract-and-add tree of
-// the same pairs (i + i+8, i + i+4, i + i+2, i + i+1).
+// halvings across vectors are vector adds, then reduce16 inside the last.
 __attribute__((target("avx512f"))) inline float reduce_vectors(__m512* v, int count) {
   for (int half = count / 2; half >= 1; half /= 2)
     for (int i = 0; i < half; ++i) v[i] = _mm512_add_ps(v[i], v[i + half]);
-  const __m256 upper = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[0]), 1));
-  const __m256 eight = _mm256_add_ps(_mm512_castps512_ps256(v[0]), upper);
-  const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
-  const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-  return _mm_cvtss_f32(_mm_add_ss(two, _mm_shuffle_ps(two, two, 1)));
+  return reduce16(v[0]);
 }
 
 }  // namespace
@@ -78,8 +73,7 @@ __attribute__((target("avx512f"))) int argmax_avx512(const float* row, int lengt
   const __m512 largest = _mm512_set1_ps(_mm512_reduce_max_ps(peak));
   for (int i = 0; i < length; i += 16) {
     // Padding lanes are masked off: a row of -infinity must not find them.
-    const __mmask16 lanes = length - i >= 16 ? static_cast<__mmask16>(0xffff)
-                                             : static_cast<__mmask16>((1u << (length - i)) - 1);
+    const __mmask16 lanes = first_lanes(length - i);
     const __mmask16 equal =
         _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, row + i), largest, _CMP_EQ_OQ);
     if (equal) return i + __builtin_ctz(equal);
@@ -92,8 +86,7 @@ __attribute__((target("avx512f"))) int first_above_avx512(const float* row, int 
                                                           float threshold) {
   const __m512 bar = _mm512_set1_ps(threshold);
   for (int i = from; i < length; i += 16) {
-    const __mmask16 lanes = length - i >= 16 ? static_cast<__mmask16>(0xffff)
-                                             : static_cast<__mmask16>((1u << (length - i)) - 1);
+    const __mmask16 lanes = first_lanes(length - i);
     const __mmask16 above =
         _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, row + i), bar, _CMP_GT_OQ);
     if (above) return i + __builtin_ctz(above);

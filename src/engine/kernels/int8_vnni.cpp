@@ -2,8 +2,8 @@
 // weight bytes and adds the 4 products to a 32-bit lane, 64 products per instruction. A panel's
 // group of 4 inputs is [32 columns][4] bytes, two 64-byte vectors; several rows are multiplied
 // by two panels at once, one row by one panel at a time. Activations arrive as q + 128
-// (unsigned), so the sums carry 128 * sum_i qw[c][i] extra, subtracted before scaling; int32
-// arithmetic wraps, so the difference is exact. Built only on x86-64; run only where the CPU
+// (unsigned), so the sums carry 128 * sum_i qw[c][i] extra: the accumulators start at minus that;
+// int32 arithmetic wraps, so the result is exact. Built only on x86-64; run only where the CPU
 // reports AVX512-VNNI, AVX512-BW and AVX512-VL (int8_gemm.cpp checks before packing).
 // GCC 12 warns about the _mm512_undefined_* inside its own intrinsics (its bug 105593), where
 // they are inlined: so for the whole file.
@@ -38,7 +38,7 @@ MINIMT_VNNI inline __m512i broadcast4(const uint8_t* bytes) {
 struct Dequantize {
   const float* row_scales;  // sx, one per row
   __m512 column_scale[2];   // sw
-  __m512i offset[2];        // 128 * sum_i qw[c][i]
+  __m512i start[2];         // -128 * sum_i qw[c][i]: the accumulators' first value
   __m512 bias[2];
   __mmask16 mask[2];
 
@@ -50,15 +50,18 @@ struct Dequantize {
     mask[1] = first_lanes(valid - 16);
     for (int h = 0; h < 2; ++h) {
       column_scale[h] = _mm512_loadu_ps(weight.scales() + column + 16 * h);
-      offset[h] = _mm512_slli_epi32(_mm512_loadu_si512(weight.sums() + column + 16 * h), 7);
+      start[h] = _mm512_sub_epi32(
+          _mm512_setzero_si512(),
+          _mm512_slli_epi32(_mm512_loadu_si512(weight.sums() + column + 16 * h), 7));
       bias[h] = all_bias ? _mm512_maskz_loadu_ps(mask[h], all_bias + column + 16 * h)
                          : _mm512_setzero_ps();
     }
   }
 
-  // y = fma(float(sum - offset), sx * sw, bias), the generic kernel's arithmetic.
+  // y = fma(float(sum - offset), sx * sw, bias), the generic kernel's arithmetic; `sum` began
+  // at start[h] = -offset, and int32 sums wrap, so it holds sum - offset exactly.
   MINIMT_VNNI void store(__m512i sum, int h, int r, float* out) const {
-    const __m512 total = _mm512_cvtepi32_ps(_mm512_sub_epi32(sum, offset[h]));
+    const __m512 total = _mm512_cvtepi32_ps(sum);
     const __m512 scale = _mm512_mul_ps(_mm512_set1_ps(row_scales[r]), column_scale[h]);
     _mm512_mask_storeu_ps(out + 16 * h, mask[h], _mm512_fmadd_ps(total, scale, bias[h]));
   }
@@ -68,7 +71,7 @@ struct Dequantize {
 // the panel ahead. Integer sums are exact, so the split does not change the result.
 MINIMT_VNNI void one_row(const int8_t* panel, int groups, const uint8_t* x, const Dequantize& d,
                          int r, float* y) {
-  __m512i even0 = _mm512_setzero_si512(), even1 = even0, odd0 = even0, odd1 = even0;
+  __m512i even0 = d.start[0], even1 = d.start[1], odd0 = _mm512_setzero_si512(), odd1 = odd0;
   int g = 0;
   for (; g + 1 < groups; g += 2) {
     const int8_t* w = panel + static_cast<size_t>(g) * 128;
@@ -106,7 +109,7 @@ MINIMT_VNNI void rows_kernel(const int8_t* panel, int groups, const uint8_t* x, 
 #pragma GCC unroll 12
   for (int r = 0; r < ROWS; ++r)
 #pragma GCC unroll 4
-    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_si512();
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = d[v / 2].start[v % 2];
   for (int g = 0; g < groups; ++g) {
     const int8_t* w = panel + static_cast<size_t>(g) * 128;
     if (ahead)

@@ -1,12 +1,12 @@
 // The AVX-512 VNNI int8 kernel: vpdpbusd multiplies 4 unsigned activation bytes by 4 signed
 // weight bytes and adds the 4 products to a 32-bit lane, 64 products per instruction. A panel's
 // group of 4 inputs is [32 columns][4] bytes, two 64-byte vectors; several rows are multiplied
-// by two panels at once, one row by one panel at a time. Activations arrive as q + 128
-// (unsigned), so the sums carry 128 * sum_i qw[c][i] extra: the accumulators start at minus that;
-// int32 arithmetic wraps, so the result is exact. Built only on x86-64; run only where the CPU
-// reports AVX512-VNNI, AVX512-BW and AVX512-VL (int8_gemm.cpp checks before packing).
-// GCC 12 warns about the _mm512_undefined_* inside its own intrinsics (its bug 105593), where
-// they are inlined: so for the whole file.
+// by two panels at once (the last of an odd count alone), one row by one panel at a time.
+// Activations arrive as q + 128 (unsigned), so the sums carry 128 * sum_i qw[c][i] extra: the
+// accumulators start at minus that; int32 arithmetic wraps, so the result is exact. Built only on
+// x86-64; run only where the CPU reports AVX512-VNNI, AVX512-BW and AVX512-VL (int8_gemm.cpp checks
+// before packing). GCC 12 warns about the _mm512_undefined_* inside its own intrinsics (its bug
+// 105593), where they are inlined: so for the whole file.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
@@ -185,17 +185,12 @@ MINIMT_VNNI void int8_linear_vnni(const Int8Matrix& weight, const float* bias,
       one_row(weight.panel(p), groups, x.data, d, 0, y + column);
       continue;
     }
-    // The next panel (groups * 128 bytes) is prefetched by the first row block, two lines a
-    // group, or by the first two, a line a group each.
-    const int8_t* next = p + 1 < panels ? weight.panel(p + 1) : nullptr;
-    const int blocks = (x.m + kRowBlock - 1) / kRowBlock;
-    for (int r = 0, block = 0; r < x.m; r += kRowBlock, ++block) {
+    // Several rows reach here only for the last panel of an odd count, which the pair before it
+    // prefetched: nothing follows to ask for.
+    for (int r = 0; r < x.m; r += kRowBlock) {
       const int rows = std::min(kRowBlock, x.m - r);
-      const int lines = blocks == 1 ? 2 : 1;
-      const int8_t* ahead =
-          next && block < 2 / lines ? next + static_cast<size_t>(block) * groups * 64 : nullptr;
       kKernels[rows](weight.panel(p), groups, x.data + static_cast<size_t>(r) * x.stride, x.stride,
-                     &d, r, y + static_cast<size_t>(r) * n + column, n, ahead, lines);
+                     &d, r, y + static_cast<size_t>(r) * n + column, n, nullptr, 0);
     }
   }
 }

@@ -97,7 +97,7 @@ TEST_CASE("attention kernels: every head at once gives the bits of head by head"
   std::mt19937 rng(5);
   for (const auto& set : kernels::supported_attention_kernels()) {
     if (!set.scores_heads) continue;
-    for (int dim : {7, 16, 48, 64, 100}) {
+    for (int dim : {7, 16, 32, 48, 64, 100, 128}) {  // every width with a kernel of its own
       for (int heads : {1, 3, 4, 8, 9, 16}) {
         for (int count : {1, 9, 40}) {
           INFO(set.name << ", dim " << dim << ", heads " << heads << ", count " << count);

@@ -7,10 +7,12 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <random>
 #include <vector>
 
+#include "engine/kernels/int8_kernels.h"
 #include "minimt/engine/bf16_gemm.h"
 #include "minimt/engine/int8_gemm.h"
 #include "minimt/engine/ops.h"
@@ -119,6 +121,52 @@ TEST_CASE("int8: quantize_rows_int8 by hand", "[int8]") {
   CHECK(scales[1] == 0.0f);  // a row of zeros
   CHECK(std::vector<int>(q + 4, q + 8) == std::vector<int>{0, 0, 0, 0});
 }
+
+#if defined(__x86_64__)
+TEST_CASE("int8: the AVX-512 activation quantizer gives quantize_row_int8's bytes", "[int8]") {
+  if (!minimt::int8_kernel_supported(Int8Kernel::kAvx512Vnni)) return;  // nothing to compare
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-3.0f, 3.0f);
+  int rows = 0;
+  for (int k : {1, 15, 16, 17, 63, 64, 65, 127, 128, 192, 200, 511, 512, 768, 2048}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      std::vector<float> x(k);
+      for (float& v : x) v = uniform(rng);
+      // 1: the largest value last and negative; 2: the largest 127 (so 127 / max is 1) and
+      // the others halves, ties that round to even; 3: a row of zeros.
+      if (variant == 1) x[k - 1] = -7.0f;
+      if (variant == 2)
+        for (int i = 0; i < k; ++i) x[i] = i == 0 ? 127.0f : static_cast<float>(i % 7 - 3) + 0.5f;
+      if (variant == 3) std::fill(x.begin(), x.end(), 0.0f);
+      std::vector<int8_t> expected(k);
+      const float expected_scale = minimt::quantize_row_int8(x.data(), k, expected.data());
+      const int stride = (k + 3) / 4 * 4 + 4;  // padded, as the packed rows are
+      for (bool offset : {false, true}) {
+        INFO("k " << k << " variant " << variant << " offset " << offset);
+        std::vector<uint8_t> got(stride, 0x55);
+        const float scale =
+            minimt::kernels::quantize_row_avx512(x.data(), k, stride, offset, got.data());
+        CHECK(scale == expected_scale);
+        int wrong = 0;
+        for (int i = 0; i < stride; ++i) {
+          const int want = (i < k ? expected[i] : 0) + (offset ? 128 : 0);
+          wrong += got[i] != static_cast<uint8_t>(want);
+        }
+        CHECK(wrong == 0);
+        ++rows;
+      }
+    }
+  }
+  CHECK(rows == 15 * 4 * 2);
+  // An infinity (out of quantize_row_int8's domain): the scale is infinite, every finite value
+  // 0, the infinity itself (inf * 0 = NaN, converted to INT_MIN) clamped to -127.
+  std::vector<float> x(70, 1.0f);
+  x[3] = std::numeric_limits<float>::infinity();
+  std::vector<uint8_t> got(72);
+  CHECK(std::isinf(minimt::kernels::quantize_row_avx512(x.data(), 70, 72, true, got.data())));
+  for (int i = 0; i < 72; ++i) CHECK(got[i] == (i == 3 ? 1 : 128));
+}
+#endif
 
 TEST_CASE("int8: every kernel against double precision and the int8_gemm.h formula", "[int8]") {
   const std::vector<Int8Kernel> kernels = int8_kernels_here();

@@ -196,23 +196,45 @@ MINIMT_VNNI void int8_linear_vnni(const Int8Matrix& weight, const float* bias,
 }
 
 MINIMT_VNNI float quantize_row_avx512(const float* x, int k, int stride, bool offset, uint8_t* q) {
-  __m512 max_abs = _mm512_setzero_ps();
-  for (int i = 0; i < k; i += 16) {
-    const __mmask16 mask = first_lanes(k - i);
-    max_abs = _mm512_max_ps(max_abs, _mm512_abs_ps(_mm512_maskz_loadu_ps(mask, x + i)));
-  }
-  const float largest = _mm512_reduce_max_ps(max_abs);
+  // The largest magnitude, in four chains (a max is exact in any order).
+  __m512 max_abs[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                       _mm512_setzero_ps()};
+  int i = 0;
+  for (; i + 64 <= k; i += 64)
+    for (int v = 0; v < 4; ++v)
+      max_abs[v] = _mm512_max_ps(max_abs[v], _mm512_abs_ps(_mm512_loadu_ps(x + i + 16 * v)));
+  for (; i < k; i += 16)
+    max_abs[0] =
+        _mm512_max_ps(max_abs[0], _mm512_abs_ps(_mm512_maskz_loadu_ps(first_lanes(k - i), x + i)));
+  const float largest = _mm512_reduce_max_ps(
+      _mm512_max_ps(_mm512_max_ps(max_abs[0], max_abs[1]), _mm512_max_ps(max_abs[2], max_abs[3])));
   const uint8_t zero = offset ? 128 : 0;
   if (largest == 0.0f) {
     std::memset(q, zero, stride);
     return 0.0f;
   }
   // The scalar quantize_row_int8's operations: v * (127 / max), rounded half to even (the
-  // default rounding of vcvtps2dq), clamped to [-127, 127].
+  // default rounding of vcvtps2dq), clamped to [-127, 127]; offset adds 128 (mod 256: the same
+  // as flipping the top bit of the int8).
   const __m512 inverse = _mm512_set1_ps(127.0f / largest);
+  // 64 at a time: the saturating packs clamp to [-128, 127] (a NaN's or an overflow's
+  // INT_MIN to -128), the max then to -127; the packs interleave 128-bit lanes, the permute
+  // puts the 16 four-byte pieces back in order.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __m512i low8 = _mm512_set1_epi8(-127), flip8 = _mm512_set1_epi8(offset ? -128 : 0);
+  i = 0;
+  for (; i + 64 <= k; i += 64) {
+    __m512i v[4];
+    for (int part = 0; part < 4; ++part)
+      v[part] = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + i + 16 * part), inverse));
+    const __m512i bytes =
+        _mm512_packs_epi16(_mm512_packs_epi32(v[0], v[1]), _mm512_packs_epi32(v[2], v[3]));
+    const __m512i clamped = _mm512_max_epi8(_mm512_permutexvar_epi32(order, bytes), low8);
+    _mm512_storeu_si512(q + i, _mm512_xor_si512(clamped, flip8));
+  }
   const __m512i low = _mm512_set1_epi32(-127), high = _mm512_set1_epi32(127);
   const __m512i shift = _mm512_set1_epi32(offset ? 128 : 0);
-  for (int i = 0; i < k; i += 16) {
+  for (; i < k; i += 16) {
     const __mmask16 mask = first_lanes(k - i);
     __m512i v = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse));
     v = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(v, low), high), shift);
